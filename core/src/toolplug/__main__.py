@@ -1,0 +1,5 @@
+"""``python -m toolplug``: the command line."""
+
+from toolplug.cli import main
+
+main()

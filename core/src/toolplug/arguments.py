@@ -1,0 +1,207 @@
+"""From the JSON a model sent to a validated :class:`~toolplug.Action`.
+
+Models make the same few mistakes with arguments again and again. The ones whose fix
+is unambiguous are repaired here, and every repair is reported back as a note so the
+model learns; everything else becomes an :class:`ArgumentError` whose message names the
+field, what was expected and what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from toolplug.schema import SECURITY_RISK_FIELD
+
+# Validation errors that mean "a JSON string arrived where structured data belongs".
+_STRUCTURE_ERRORS = {
+    "list_type", "dict_type", "model_type", "model_attributes_type", "tuple_type",
+    "set_type", "frozen_set_type", "is_instance_of",
+}
+_MAX_REPAIR_ROUNDS = 4
+
+
+class ArgumentError(ValueError):
+    """The arguments cannot be turned into the tool's action; the message says why."""
+
+
+def parse_arguments(arguments: Any) -> tuple[dict[str, Any], list[str]]:
+    """Decode arguments given as a dict, a JSON string or bytes into a dict.
+
+    Returns the dict and the notes about what had to be repaired (JSON encoded twice).
+    """
+    notes: list[str] = []
+    if arguments is None or arguments == "" or arguments == b"":
+        return {}, notes
+    if isinstance(arguments, (bytes, bytearray)):
+        arguments = arguments.decode("utf-8", errors="replace")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise ArgumentError(
+                f"The arguments are not valid JSON ({exc.msg} at line {exc.lineno}, "
+                f"column {exc.colno}). Send one JSON object, for example "
+                '{"name": "value"}.'
+            ) from None
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+                notes.append("the arguments were JSON-encoded twice; decoded them once more")
+            except json.JSONDecodeError:
+                pass
+    if not isinstance(arguments, dict):
+        raise ArgumentError(
+            f"The arguments must be a JSON object with named fields, got {_kind(arguments)}."
+        )
+    return arguments, notes
+
+
+def validate_action(
+    action_type: type[BaseModel], arguments: dict[str, Any]
+) -> tuple[BaseModel, list[str]]:
+    """Validate ``arguments`` into ``action_type``, repairing unambiguous mistakes.
+
+    Returns the action and the notes that describe each repair made.
+    """
+    notes: list[str] = []
+    fields = action_type.model_fields
+    if SECURITY_RISK_FIELD in arguments and SECURITY_RISK_FIELD not in fields:
+        # Added to the exported schema by the host's option; not part of the action.
+        arguments = {k: v for k, v in arguments.items() if k != SECURITY_RISK_FIELD}
+    try:
+        return action_type.model_validate(arguments), notes
+    except ValidationError as first_error:
+        original = error = first_error
+    for _ in range(_MAX_REPAIR_ROUNDS):
+        repaired = _repair(action_type, arguments, error, notes)
+        if repaired is None:
+            break
+        arguments = repaired
+        try:
+            return action_type.model_validate(arguments), notes
+        except ValidationError as next_error:
+            error = next_error
+    # Report what the model actually sent, not our half-repaired version of it.
+    raise ArgumentError(describe_validation_error(action_type, original)) from None
+
+
+def _repair(
+    action_type: type[BaseModel],
+    arguments: dict[str, Any],
+    error: ValidationError,
+    notes: list[str],
+) -> dict[str, Any] | None:
+    """One round of repairs; ``None`` when no error can be repaired unambiguously."""
+    fixed = json.loads(json.dumps(arguments, default=str))  # a deep, plain copy
+    changed = False
+    for err in error.errors():
+        loc = err["loc"]
+        value = err.get("input")
+        path = ".".join(str(part) for part in loc)
+        if err["type"] == "extra_forbidden" and _delete(fixed, loc):
+            notes.append(f"ignored the unknown argument '{path}'")
+            changed = True
+        elif err["type"] in _STRUCTURE_ERRORS and isinstance(value, str):
+            try:
+                decoded = json.loads(value)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(decoded, (list, dict)) and _assign(fixed, loc, decoded):
+                notes.append(f"'{path}' was a JSON string; parsed it as {_kind(decoded)}")
+                changed = True
+        elif value is None and len(loc) == 1 and isinstance(loc[0], str):
+            field = action_type.model_fields.get(loc[0])
+            if field is not None and not field.is_required() and _delete(fixed, loc):
+                notes.append(f"'{path}' was null; used its default instead")
+                changed = True
+    return fixed if changed else None
+
+
+def _container(data: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc[:-1]:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _delete(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+    parent = _container(data, loc)
+    if isinstance(parent, dict) and loc and loc[-1] in parent:
+        del parent[loc[-1]]
+        return True
+    return False
+
+
+def _assign(data: dict[str, Any], loc: tuple[Any, ...], value: Any) -> bool:
+    parent = _container(data, loc)
+    if isinstance(parent, (dict, list)) and loc:
+        try:
+            parent[loc[-1]] = value
+        except (IndexError, TypeError):
+            return False
+        return True
+    return False
+
+
+def _kind(value: Any) -> str:
+    return {
+        dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+        int: "an integer", float: "a number", type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_of(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return " | ".join(json.dumps(v) for v in prop["enum"])
+    if "const" in prop:
+        return json.dumps(prop["const"])
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " | ".join(kind)
+    if kind == "array" and isinstance(prop.get("items"), dict):
+        return f"array of {_type_of(prop['items'])}"
+    if kind:
+        return str(kind)
+    options = prop.get("anyOf") or prop.get("oneOf")
+    if options:
+        return " | ".join(_type_of(o) for o in options)
+    if "$ref" in prop:
+        return "object"
+    return "any"
+
+
+def describe_parameters(action_type: type[BaseModel]) -> str:
+    """One line per parameter: name, type, and whether it is required."""
+    schema = action_type.model_json_schema()
+    required = set(schema.get("required", []))
+    lines = []
+    for name, prop in schema.get("properties", {}).items():
+        need = "required" if name in required else "optional"
+        lines.append(f"  {name} ({_type_of(prop)}, {need})")
+    return "\n".join(lines) or "  (no parameters)"
+
+
+def describe_validation_error(action_type: type[BaseModel], error: ValidationError) -> str:
+    """A message a model can act on: each bad field, what was expected, what came."""
+    lines = ["Invalid arguments:"]
+    for err in error.errors(include_url=False):
+        path = ".".join(str(part) for part in err["loc"]) or "(arguments)"
+        if err["type"] == "missing":
+            lines.append(f"- {path}: this required field is missing")
+        elif err["type"] == "extra_forbidden":
+            lines.append(f"- {path}: not a parameter of this tool")
+        else:
+            lines.append(f"- {path}: {err['msg']} (got {_short(err.get('input'))})")
+    lines.append("The parameters are:")
+    lines.append(describe_parameters(action_type))
+    return "\n".join(lines)

@@ -1,0 +1,285 @@
+"""The ``toolplug`` command line.
+
+Built-in commands import only what they use: ``toolplug plugins`` reads package
+metadata and imports no plugin. Commands that plugins add through
+``register_commands`` are loaded only when a command that is not built in is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolplug.errors import ToolError
+
+FORMATS = ("openai", "responses", "anthropic", "mcp")
+
+plugins_option = click.option(
+    "--plugins",
+    "plugins",
+    default=None,
+    metavar="A,B",
+    help="Enable exactly these plugins (default: TOOLPLUG_PLUGINS, else all installed).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+class ToolplugGroup(click.Group):
+    """A group that loads plugin subcommands only when they are needed."""
+
+    _plugins_loaded = False
+
+    def _load_plugin_commands(self) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        from toolplug.plugins import call_each, load_plugins
+
+        try:
+            pm, _ = load_plugins()
+        except ToolError as exc:
+            click.echo(f"warning: plugin commands not loaded: {exc}", err=True)
+            return
+
+        def on_error(plugin: str, exc: BaseException) -> None:
+            click.echo(f"warning: plugin '{plugin}' could not add commands: {exc}", err=True)
+
+        call_each(pm, "register_commands", lambda _: {"cli": self}, on_error)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._load_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=ToolplugGroup)
+@click.version_option(package_name="toolplug")
+def cli() -> None:
+    """toolplug: typed tools for LLM agents, from installed plugins."""
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+# -- plugins -----------------------------------------------------------------------------
+
+
+@cli.command()
+@plugins_option
+@json_option
+@click.option("--check", is_flag=True, help="Also load the enabled plugins and list their tools.")
+def plugins(plugins: str | None, as_json: bool, check: bool) -> None:
+    """List installed plugins: name, distribution, version, enabled."""
+    from toolplug.plugins import installed_plugins
+
+    try:
+        if check:
+            from toolplug.registry import ToolRegistry
+
+            reports = ToolRegistry.from_plugins(plugins).reports
+        else:
+            reports = installed_plugins(plugins)
+    except ToolError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        click.echo(json.dumps([r.as_dict() for r in reports], indent=2))
+        return
+    if not reports:
+        click.echo("No plugins installed. Try: toolplug install toolplug-bash")
+        return
+    for r in reports:
+        where = f"{r.distribution or '?'} {r.version or ''}".strip()
+        state = r.status if check else ("enabled" if r.enabled else "disabled")
+        click.echo(f"{r.name:<16} {where:<32} {state}")
+        if check and r.tools:
+            click.echo(f"{'':<16} tools: {', '.join(r.tools)}")
+        if r.error:
+            click.echo(f"{'':<16} error: {r.error}")
+
+
+# -- tools -------------------------------------------------------------------------------
+
+
+def _load_all(plugins: str | None, workspace: Path | None) -> tuple[Any, list[Any], list[str]]:
+    """Every enabled tool, created with default params; problems are collected."""
+    from toolplug.context import ToolContext
+    from toolplug.registry import ToolRegistry
+
+    registry = ToolRegistry.from_plugins(plugins)
+    context = ToolContext(workspace=workspace) if workspace else ToolContext()
+    created, problems = [], []
+    for entry in registry:
+        try:
+            created.extend(registry.resolve(entry.name, context))
+        except ToolError as exc:
+            problems.append(f"{entry.name}: {exc}")
+    for report in registry.reports:
+        if report.status == "broken":
+            problems.append(f"plugin {report.name} is broken: {report.error}")
+    return registry, created, problems
+
+
+@cli.command()
+@plugins_option
+@json_option
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Export format.")
+@click.option("--strict", is_flag=True, help="OpenAI strict mode (openai, responses formats).")
+@click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
+def tools(plugins: str | None, as_json: bool, fmt: str | None, strict: bool, workspace: Path | None) -> None:
+    """List the enabled tools, or print their schemas in an export format."""
+    try:
+        registry, created, problems = _load_all(plugins, workspace)
+    except ToolError as exc:
+        _fail(str(exc))
+        return
+    try:
+        for problem in problems:
+            click.echo(f"warning: {problem}", err=True)
+        if as_json or fmt:
+            options = {"strict": strict} if fmt in ("openai", "responses") else {}
+            click.echo(json.dumps([t.export(fmt or "mcp", **options) for t in created], indent=2))
+            return
+        aliases: dict[str, list[str]] = {}
+        for alias, target in registry.aliases().items():
+            aliases.setdefault(target, []).append(alias)
+        for tool in created:
+            also = f"  (also: {', '.join(aliases[tool.name])})" if tool.name in aliases else ""
+            first = (tool.description or "").strip().splitlines()[:1]
+            click.echo(f"{tool.name}{also}")
+            if first:
+                click.echo(f"    {first[0]}")
+            from toolplug.arguments import describe_parameters
+
+            click.echo(describe_parameters(tool.action_type).replace("  ", "    ", 1))
+    finally:
+        for tool in created:
+            tool.close()
+
+
+# -- call --------------------------------------------------------------------------------
+
+
+def _parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected key=value, got {pair!r}", param_hint="--param")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@cli.command()
+@click.argument("name")
+@click.argument("arguments", default="{}")
+@click.option("--param", "-p", "param_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A param for the tool's factory (value parsed as JSON when it can be).")
+@click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--timeout", type=float, default=None, help="Seconds before the call is abandoned.")
+@plugins_option
+@json_option
+def call(
+    name: str,
+    arguments: str,
+    param_pairs: tuple[str, ...],
+    workspace: Path | None,
+    timeout: float | None,
+    plugins: str | None,
+    as_json: bool,
+) -> None:
+    """Call tool NAME once with JSON ARGUMENTS and print its observation.
+
+    Exit status: 0 success, 1 the tool reported an error, 2 a usage error.
+    """
+    from toolplug.context import Tool, ToolContext
+    from toolplug.registry import ToolRegistry
+
+    if arguments == "-":
+        arguments = sys.stdin.read()
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        _fail(f"ARGUMENTS is not valid JSON: {exc}")
+        return
+    try:
+        registry = ToolRegistry.from_plugins(plugins)
+        context = ToolContext(workspace=workspace) if workspace else ToolContext()
+        created = registry.resolve(Tool(name, _parse_params(param_pairs)), context)
+    except ToolError as exc:
+        _fail(str(exc))
+        return
+    try:
+        matching = [t for t in created if t.name == name] or created
+        if len(matching) != 1:
+            names = ", ".join(t.name for t in created)
+            _fail(f"'{name}' provides several tools ({names}); call one of them by name")
+            return
+        observation = matching[0].call(parsed, timeout=timeout)
+    finally:
+        for tool in created:
+            tool.close()
+    if as_json:
+        click.echo(json.dumps(observation.to_mcp_result(), indent=2, ensure_ascii=False))
+    else:
+        from toolplug.content import block_as_text
+
+        click.echo("\n".join(block_as_text(b) for b in observation.to_llm_content))
+    sys.exit(1 if observation.is_error else 0)
+
+
+# -- install / uninstall ------------------------------------------------------------------
+
+
+def _pip(args: list[str]) -> None:
+    """pip in the environment toolplug runs in (``uv pip`` where pip is missing)."""
+    try:
+        import pip  # noqa: F401
+
+        command = [sys.executable, "-m", "pip", *args]
+    except ImportError:
+        command = ["uv", "pip", *args, "--python", sys.executable]
+        if args[0] == "uninstall":
+            command = [c for c in command if c != "-y"]
+    sys.exit(subprocess.call(command))
+
+
+@cli.command()
+@click.argument("packages", nargs=-1, required=True)
+@click.option("-U", "--upgrade", is_flag=True, help="Upgrade the packages.")
+@click.option("-e", "--editable", is_flag=True, help="Install a local folder in editable mode.")
+def install(packages: tuple[str, ...], upgrade: bool, editable: bool) -> None:
+    """Install plugins (and anything else) with pip into toolplug's environment."""
+    args = ["install", *(["--upgrade"] if upgrade else [])]
+    for package in packages:
+        args += ["-e", package] if editable else [package]
+    _pip(args)
+
+
+@cli.command()
+@click.argument("packages", nargs=-1, required=True)
+@click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
+def uninstall(packages: tuple[str, ...], yes: bool) -> None:
+    """Uninstall plugins with pip from toolplug's environment."""
+    _pip(["uninstall", *packages, *(["-y"] if yes else [])])
+
+
+def main() -> None:
+    """Entry point of the ``toolplug`` script."""
+    cli()

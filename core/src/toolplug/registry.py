@@ -1,0 +1,248 @@
+"""The :class:`ToolRegistry`: every tool that is available, by name."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolplug.context import Tool, ToolContext
+from toolplug.definition import ToolDefinition
+from toolplug.errors import ToolConflictError, ToolError, ToolParamsError, UnknownToolError
+
+if TYPE_CHECKING:
+    from pluggy import HookCaller
+
+    from toolplug.plugins import PluginReport
+
+log = logging.getLogger("toolplug")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a registration came from: the plugin and its distribution."""
+
+    plugin: str
+    distribution: str | None = None
+    version: str | None = None
+
+    def __str__(self) -> str:
+        if self.distribution:
+            return f"{self.distribution} {self.version or ''} (plugin '{self.plugin}')".replace(
+                "  ", " "
+            )
+        return f"plugin '{self.plugin}'"
+
+
+@dataclass
+class Registration:
+    """One registered tool: what to build it from, and where it came from."""
+
+    name: str
+    target: Any
+    kind: str  # "instance", "class" or "factory"
+    aliases: tuple[str, ...] = ()
+    source: Source | None = None
+    conflicts: list[Source | None] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """A one-line summary: the name, its kind and its aliases."""
+        extra = f" (aliases: {', '.join(self.aliases)})" if self.aliases else ""
+        return f"{self.name} [{self.kind}]{extra}"
+
+
+class ToolRegistry:
+    """What is available: tool name -> instance, class or factory, with aliases.
+
+    Usually filled from installed plugins with :meth:`from_plugins`; tests and embedded
+    hosts can :meth:`register` directly. :meth:`resolve` turns a :class:`Tool` spec into
+    created :class:`ToolDefinition` objects.
+    """
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Registration] = {}
+        self._aliases: dict[str, str] = {}
+        #: What happened to each plugin when this registry was loaded.
+        self.reports: list[PluginReport] = []
+        self._hooks: HookCaller | None = None
+
+    @classmethod
+    def from_plugins(cls, plugins: str | Iterable[str] | None = None) -> ToolRegistry:
+        """Load the enabled installed plugins (see :func:`toolplug.plugins.load_registry`)."""
+        from toolplug.plugins import load_registry
+
+        return load_registry(plugins)
+
+    # -- registering -----------------------------------------------------------------
+
+    def register(
+        self,
+        tool: Any,
+        *,
+        name: str | None = None,
+        aliases: Iterable[str] = (),
+        source: Source | None = None,
+    ) -> str:
+        """Register a tool instance, a ``ToolDefinition`` subclass, or a factory.
+
+        Returns the name it was registered under.
+        """
+        if isinstance(tool, ToolDefinition):
+            kind, default = "instance", tool.name
+        elif inspect.isclass(tool) and issubclass(tool, ToolDefinition):
+            kind, default = "class", getattr(tool, "name", None)
+        elif callable(tool):
+            kind, default = "factory", getattr(tool, "__name__", None)
+        else:
+            raise TypeError(
+                "register() takes a ToolDefinition instance, a ToolDefinition subclass "
+                f"or a factory function, not {type(tool).__name__}"
+            )
+        tool_name = name or default
+        if not isinstance(tool_name, str) or not tool_name:
+            raise TypeError(f"register({tool!r}) needs name=...")
+        entry = Registration(tool_name, tool, kind, tuple(aliases), source)
+        for key in (tool_name, *entry.aliases):
+            self._claim(key, entry)
+        self._tools.setdefault(tool_name, entry)
+        return tool_name
+
+    def _claim(self, key: str, entry: Registration) -> None:
+        owner = self._owner(key)
+        if owner is None:
+            if key != entry.name:
+                self._aliases[key] = entry.name
+            return
+        if owner.source == entry.source and owner.target is entry.target:
+            return
+        if key != entry.name:
+            # An alias is a convenience: a real name or an earlier alias keeps it.
+            log.warning("tool alias '%s' of %s is taken; ignored", key, entry.source)
+            return
+        if owner.source == entry.source and owner.source is not None:
+            raise ToolError(f"{entry.source} registers the tool name '{key}' twice")
+        # Two plugins want one name: neither gets it; resolving it explains why.
+        owner.conflicts.append(entry.source)
+        entry.conflicts.append(owner.source)
+
+    def _owner(self, key: str) -> Registration | None:
+        if key in self._tools:
+            return self._tools[key]
+        if key in self._aliases:
+            return self._tools.get(self._aliases[key])
+        return None
+
+    def unregister_source(self, plugin: str) -> None:
+        """Forget every tool a plugin registered (used when its hook fails midway)."""
+        gone = {n for n, e in self._tools.items() if e.source and e.source.plugin == plugin}
+        for tool_name in gone:
+            del self._tools[tool_name]
+        self._aliases = {a: n for a, n in self._aliases.items() if n not in gone}
+
+    # -- looking up ------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """Registered tool names (not aliases), sorted."""
+        return sorted(self._tools)
+
+    def aliases(self) -> dict[str, str]:
+        """Alias -> tool name."""
+        return dict(self._aliases)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._owner(name) is not None
+
+    def __iter__(self) -> Iterator[Registration]:
+        return iter(self._tools[n] for n in self.names())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def get(self, name: str) -> Registration:
+        """The registration for a name or alias; clear errors for unknown or contested."""
+        entry = self._owner(name)
+        if entry is None:
+            raise UnknownToolError(self._unknown_message(name))
+        if entry.conflicts:
+            sources = [entry.source, *entry.conflicts]
+            raise ToolConflictError(
+                f"the tool name '{name}' is registered by more than one plugin: "
+                + " and ".join(str(s or "the host") for s in sources)
+                + ". Uninstall or disable all but one of them."
+            )
+        return entry
+
+    def _unknown_message(self, name: str) -> str:
+        available = ", ".join(self.names()) or "none"
+        message = f"unknown tool '{name}'. Available tools: {available}."
+        broken = [r for r in self.reports if r.status == "broken"]
+        if broken:
+            message += " Broken plugins (see `toolplug plugins --check`): " + ", ".join(
+                r.name for r in broken
+            )
+        return message
+
+    def resolve(
+        self, spec: str | Tool, context: ToolContext | None = None
+    ) -> list[ToolDefinition[Any, Any]]:
+        """Create the definitions a spec names, with the spec's params."""
+        spec = Tool.parse(spec)
+        entry = self.get(spec.name)
+        params = dict(spec.params)
+        if entry.kind == "instance":
+            if params:
+                raise ToolParamsError(
+                    f"tool '{entry.name}' takes no params, got: {', '.join(params)}"
+                )
+            created: Any = [entry.target]
+        else:
+            factory = entry.target.create if entry.kind == "class" else entry.target
+            _check_params(entry.name, factory, params)
+            try:
+                created = factory(context or ToolContext(), **params)
+            except ToolError:
+                raise
+            except (TypeError, ValueError) as exc:
+                raise ToolParamsError(f"could not create tool '{entry.name}': {exc}") from exc
+        if isinstance(created, ToolDefinition):
+            created = [created]
+        tools = list(created)
+        for tool in tools:
+            if not isinstance(tool, ToolDefinition):
+                raise ToolError(
+                    f"the factory of tool '{entry.name}' returned {type(tool).__name__}, "
+                    "not ToolDefinition objects"
+                )
+        return [tool.bind_hooks(self._hooks) for tool in tools]
+
+
+def _check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
+    """Compare params with the factory's signature before calling it."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    accepted: list[str] = []
+    required: list[str] = []
+    takes_any = False
+    for index, (pname, param) in enumerate(signature.parameters.items()):
+        if index == 0 and param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+            continue  # the context
+        if param.kind is param.VAR_KEYWORD:
+            takes_any = True
+        elif param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD):
+            accepted.append(pname)
+            if param.default is param.empty:
+                required.append(pname)
+    unknown = [p for p in params if p not in accepted]
+    if unknown and not takes_any:
+        takes = ", ".join(accepted) if accepted else "no params"
+        raise ToolParamsError(
+            f"tool '{name}' does not take the param(s) {', '.join(unknown)}; it takes: {takes}"
+        )
+    missing = [p for p in required if p not in params]
+    if missing:
+        raise ToolParamsError(f"tool '{name}' needs the param(s): {', '.join(missing)}")
+

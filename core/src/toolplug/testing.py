@@ -1,0 +1,259 @@
+"""Helpers for testing plugins, and a conformance suite plugin tests subclass.
+
+Load a registry straight from a plugin module, without installing it::
+
+    from toolplug.testing import registry_from
+    registry = registry_from(my_plugin)
+
+Check a tool against what every toolplug tool promises, in a few lines::
+
+    from toolplug.testing import ToolConformance
+
+    class TestThinkConformance(ToolConformance):
+        plugin = toolplug_think
+        entry_point = "think"
+        tool_name = "think"
+        valid_arguments = {"thought": "the plan"}
+
+The provider checks use the ``openai``, ``anthropic`` and ``mcp`` packages' own types
+when they are installed (install them in your test environment), and toolplug's own
+structural checks always.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from toolplug.context import Tool, ToolContext
+from toolplug.definition import ToolDefinition
+from toolplug.model import Observation
+from toolplug.plugins import PluginReport, fill_registry, plugin_manager
+from toolplug.registry import ToolRegistry
+
+_PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def registry_from(*plugins: Any) -> ToolRegistry:
+    """A registry filled from plugin modules or objects, as if they were installed."""
+    pm = plugin_manager()
+    reports = []
+    for index, plugin in enumerate(plugins):
+        name = getattr(plugin, "__name__", None) or f"plugin{index}"
+        pm.register(plugin, name=name)
+        reports.append(PluginReport(name, None, None, name, status="ok"))
+    return fill_registry(ToolRegistry(), pm, reports)
+
+
+# -- export checks ------------------------------------------------------------------------
+
+
+def check_openai_strict(schema: Mapping[str, Any], path: str = "parameters") -> None:
+    """Raise AssertionError where a schema breaks OpenAI's strict-mode rules."""
+    assert "$schema" not in schema, f"{path}: $schema is rejected"
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        assert schema.get("additionalProperties") is False, (
+            f"{path}: strict objects need additionalProperties: false"
+        )
+        assert sorted(schema.get("required", [])) == sorted(props), (
+            f"{path}: strict objects must list every property as required"
+        )
+        for name, sub in props.items():
+            check_openai_strict(sub, f"{path}.{name}")
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for i, sub in enumerate(schema.get(key, [])):
+            check_openai_strict(sub, f"{path}.{key}[{i}]")
+    if isinstance(schema.get("items"), Mapping):
+        check_openai_strict(schema["items"], f"{path}.items")
+    for name, sub in schema.get("$defs", {}).items():
+        check_openai_strict(sub, f"{path}.$defs.{name}")
+    assert "default" not in schema, f"{path}: strict mode takes no defaults"
+
+
+def _check_schema_shape(schema: Mapping[str, Any], where: str) -> None:
+    assert schema.get("type") == "object", f"{where}: the root must be an object schema"
+    assert "properties" in schema, f"{where}: an object schema needs 'properties'"
+    assert "$schema" not in schema, f"{where}: '$schema' is rejected by providers"
+
+
+def validate_tool_exports(tool: ToolDefinition[Any, Any]) -> None:
+    """Check every export of a tool, with the providers' own types where installed."""
+    assert _PROVIDER_NAME.match(tool.name), f"'{tool.name}' is not a valid provider tool name"
+    for security_risk in (False, True):
+        chat = tool.to_openai_tool(security_risk=security_risk)
+        chat_strict = tool.to_openai_tool(strict=True, security_risk=security_risk)
+        responses = tool.to_responses_tool(security_risk=security_risk)
+        anthropic_tool = tool.to_anthropic_tool(security_risk=security_risk)
+        mcp_tool = tool.to_mcp_tool(security_risk=security_risk)
+        _check_schema_shape(chat["function"]["parameters"], "openai")
+        check_openai_strict(chat_strict["function"]["parameters"])
+        _check_schema_shape(responses["parameters"], "responses")
+        _check_schema_shape(anthropic_tool["input_schema"], "anthropic")
+        _check_schema_shape(mcp_tool["inputSchema"], "mcp")
+        _validate_with_sdk_types(chat, chat_strict, responses, anthropic_tool, mcp_tool)
+    for prop, sub in tool.input_schema().get("properties", {}).items():
+        assert sub.get("description"), f"{tool.name}: parameter '{prop}' has no description"
+
+
+def _validate_with_sdk_types(
+    chat: dict[str, Any],
+    chat_strict: dict[str, Any],
+    responses: dict[str, Any],
+    anthropic_tool: dict[str, Any],
+    mcp_tool: dict[str, Any],
+) -> None:
+    from pydantic import TypeAdapter
+
+    try:
+        from openai.types.chat import ChatCompletionFunctionToolParam
+        from openai.types.responses import FunctionToolParam
+    except ImportError:
+        pass
+    else:
+        adapter = TypeAdapter(ChatCompletionFunctionToolParam)
+        adapter.validate_python(chat, strict=True)
+        adapter.validate_python(chat_strict, strict=True)
+        TypeAdapter(FunctionToolParam).validate_python(responses, strict=True)
+    try:
+        from anthropic.types import ToolParam
+    except ImportError:
+        pass
+    else:
+        TypeAdapter(ToolParam).validate_python(anthropic_tool, strict=True)
+    try:
+        import mcp.types
+    except ImportError:
+        pass
+    else:
+        mcp.types.Tool.model_validate(mcp_tool)
+
+
+def validate_observation_exports(observation: Observation, call_id: str = "call_1") -> None:
+    """Check an observation's tool-result message for every provider."""
+    from pydantic import TypeAdapter
+
+    openai_message = observation.to_openai_message(call_id)
+    assert isinstance(openai_message["content"], str)
+    responses_item = observation.to_responses_item(call_id)
+    anthropic_block = observation.to_anthropic_block(call_id)
+    mcp_result = observation.to_mcp_result()
+    try:
+        from openai.types.chat import ChatCompletionToolMessageParam
+        from openai.types.responses.response_input_param import FunctionCallOutput
+    except ImportError:
+        pass
+    else:
+        TypeAdapter(ChatCompletionToolMessageParam).validate_python(openai_message, strict=True)
+        TypeAdapter(FunctionCallOutput).validate_python(responses_item, strict=True)
+    try:
+        from anthropic.types import ToolResultBlockParam
+    except ImportError:
+        pass
+    else:
+        TypeAdapter(ToolResultBlockParam).validate_python(anthropic_block, strict=True)
+    try:
+        import mcp.types
+    except ImportError:
+        pass
+    else:
+        result = mcp.types.CallToolResult.model_validate(mcp_result)
+        assert bool(result.is_error) == observation.is_error
+
+
+# -- the conformance suite ----------------------------------------------------------------
+
+
+class ToolConformance:
+    """Checks every toolplug tool must pass. Subclass it in a ``Test...`` class.
+
+    Set ``plugin`` (the plugin module), ``tool_name``, and ``valid_arguments`` (a call
+    that succeeds in an empty workspace). Optional: ``entry_point`` (checked against the
+    installed distributions when set), ``tool_params`` (params for ``create``).
+    """
+
+    plugin: ClassVar[Any] = None
+    tool_name: ClassVar[str] = ""
+    entry_point: ClassVar[str | None] = None
+    tool_params: ClassVar[Mapping[str, Any]] = {}
+    valid_arguments: ClassVar[Mapping[str, Any] | None] = None
+
+    def _tools(self, workspace: Path) -> list[ToolDefinition[Any, Any]]:
+        registry = registry_from(self.plugin)
+        return registry.resolve(
+            Tool(self.tool_name, dict(self.tool_params)), ToolContext(workspace=workspace)
+        )
+
+    def _tool(self, workspace: Path) -> Iterator[ToolDefinition[Any, Any]]:
+        tools = self._tools(workspace)
+        try:
+            yield next(t for t in tools if t.name == self.tool_name)
+        finally:
+            for tool in tools:
+                tool.close()
+
+    def test_registers_its_tool(self, tmp_path: Path) -> None:
+        registry = registry_from(self.plugin)
+        assert self.tool_name in registry, f"{self.tool_name} not in {registry.names()}"
+        assert all(r.status == "ok" for r in registry.reports), registry.reports
+        for tool in self._tools(tmp_path):
+            tool.close()
+
+    def test_discovered_through_entry_point(self) -> None:
+        if self.entry_point is None:
+            return
+        from toolplug.plugins import installed_entry_points
+
+        names = {ep.name for ep in installed_entry_points()}
+        assert self.entry_point in names, (
+            f"entry point '{self.entry_point}' is not installed (installed: {sorted(names)}); "
+            "pip install the distribution in the test environment"
+        )
+        registry = ToolRegistry.from_plugins([self.entry_point])
+        assert self.tool_name in registry
+
+    def test_exports_validate(self, tmp_path: Path) -> None:
+        for tool in self._tool(tmp_path):
+            validate_tool_exports(tool)
+
+    def test_valid_call(self, tmp_path: Path) -> None:
+        if self.valid_arguments is None:
+            return
+        for tool in self._tool(tmp_path):
+            observation = tool.call(dict(self.valid_arguments))
+            assert not observation.is_error, observation.text
+            validate_observation_exports(observation)
+
+    def test_bad_arguments_give_error_observation(self, tmp_path: Path) -> None:
+        for tool in self._tool(tmp_path):
+            for bad in ("{not json", "[1, 2]", {"__no_such_field__": {"x": [1]}}):
+                observation = tool.call(bad)
+                if bad == {"__no_such_field__": {"x": [1]}} and not observation.is_error:
+                    continue  # a tool without required fields may run with the key dropped
+                assert observation.is_error, f"{bad!r} was accepted: {observation.text}"
+                assert observation.text, "an error observation must say what went wrong"
+                validate_observation_exports(observation)
+
+    def test_close_is_safe(self, tmp_path: Path) -> None:
+        tools = self._tools(tmp_path)
+        for tool in tools:
+            tool.close()
+            tool.close()
+
+    def test_unknown_params_are_refused(self, tmp_path: Path) -> None:
+        from toolplug.errors import ToolParamsError
+
+        registry = registry_from(self.plugin)
+        try:
+            tools = registry.resolve(
+                Tool(self.tool_name, {**self.tool_params, "__no_such_param__": 1}),
+                ToolContext(workspace=tmp_path),
+            )
+        except ToolParamsError as exc:
+            assert "__no_such_param__" in str(exc)
+        else:
+            for tool in tools:
+                tool.close()
+            raise AssertionError("an unknown param was accepted")

@@ -1,0 +1,154 @@
+"""The :class:`Toolset`: the tools one host session uses, and their lifetime."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from toolplug.context import Tool, ToolContext
+from toolplug.definition import ToolDefinition
+from toolplug.errors import ToolError
+from toolplug.model import Observation
+from toolplug.registry import ToolRegistry
+
+AnyTool = ToolDefinition[Any, Any]
+
+
+class Toolset(Mapping[str, AnyTool]):
+    """The created tools of one host session, by name.
+
+    Build it with :meth:`load` (from the registry of installed plugins) or directly from
+    definitions. It exports every schema at once, calls tools by name, and closes every
+    executor exactly once when it closes (use it as a context manager, sync or async).
+    """
+
+    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+        self._tools: dict[str, AnyTool] = {}
+        self._closed = False
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ToolError(f"two tools in one toolset are named '{tool.name}'")
+            self._tools[tool.name] = tool
+
+    @classmethod
+    def load(
+        cls,
+        specs: Iterable[str | Tool | Mapping[str, Any]] | None = None,
+        *,
+        workspace: str | Path | None = None,
+        context: ToolContext | None = None,
+        registry: ToolRegistry | None = None,
+        plugins: str | Iterable[str] | None = None,
+    ) -> Toolset:
+        """Create the named tools (all registered tools when ``specs`` is ``None``).
+
+        ``registry`` defaults to one loaded from the installed plugins enabled by
+        ``plugins`` (or ``TOOLPLUG_PLUGINS``). If one tool cannot be created, the ones
+        already created are closed and the error is raised.
+        """
+        registry = registry if registry is not None else ToolRegistry.from_plugins(plugins)
+        if context is None:
+            context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
+        names: Iterable[str | Tool | Mapping[str, Any]] = (
+            registry.names() if specs is None else specs
+        )
+        toolset = cls()
+        try:
+            for spec in names:
+                for tool in registry.resolve(Tool.parse(spec), context):
+                    toolset.add(tool)
+        except BaseException:
+            toolset.close()
+            raise
+        return toolset
+
+    def add(self, tool: AnyTool) -> None:
+        """Add a created tool; its name must be new in this toolset."""
+        if tool.name in self._tools:
+            raise ToolError(f"two tools in one toolset are named '{tool.name}'")
+        self._tools[tool.name] = tool
+
+    # -- mapping ---------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> AnyTool:
+        return self._tools[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"Toolset({', '.join(self._tools)})"
+
+    # -- exports ---------------------------------------------------------------------
+
+    def to_openai_tools(self, strict: bool = False, *, security_risk: bool = False) -> list[dict[str, Any]]:
+        """Every tool for OpenAI Chat Completions."""
+        return [t.to_openai_tool(strict, security_risk=security_risk) for t in self.values()]
+
+    def to_responses_tools(self, strict: bool = False, *, security_risk: bool = False) -> list[dict[str, Any]]:
+        """Every tool for the OpenAI Responses API."""
+        return [t.to_responses_tool(strict, security_risk=security_risk) for t in self.values()]
+
+    def to_anthropic_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
+        """Every tool for Anthropic Messages."""
+        return [t.to_anthropic_tool(security_risk=security_risk) for t in self.values()]
+
+    def to_mcp_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
+        """Every tool as an MCP ``Tool``."""
+        return [t.to_mcp_tool(security_risk=security_risk) for t in self.values()]
+
+    # -- calling ---------------------------------------------------------------------
+
+    def _missing(self, name: str) -> Observation:
+        available = ", ".join(self._tools) or "none"
+        return Observation.error(f"There is no tool named '{name}'. Available tools: {available}.")
+
+    def call(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> Observation:
+        """Call a tool by name; an unknown name is an error observation. Never raises."""
+        tool = self._tools.get(name)
+        return tool.call(arguments, timeout=timeout) if tool else self._missing(name)
+
+    async def acall(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> Observation:
+        """Async :meth:`call`."""
+        tool = self._tools.get(name)
+        return await tool.acall(arguments, timeout=timeout) if tool else self._missing(name)
+
+    # -- lifetime --------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every tool's executor, once."""
+        if self._closed:
+            return
+        self._closed = True
+        for tool in self._tools.values():
+            tool.close()
+
+    async def aclose(self) -> None:
+        """Close every tool's executor, once, concurrently."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(*(tool.aclose() for tool in self._tools.values()))
+
+    def __enter__(self) -> Toolset:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Toolset:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
