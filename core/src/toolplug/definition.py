@@ -115,6 +115,17 @@ class ToolDefinition(Generic[A, O]):
             or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
         )
 
+    def touches(self, action: A) -> frozenset[str] | None:
+        """What a call with this action touches, for running calls side by side.
+
+        Two calls may run concurrently when the sets they return do not intersect.
+        ``None`` means "unknown": the call runs alone, in order. The default is an empty
+        set (touches nothing) for read-only tools and ``None`` for the rest; tools that
+        know better override it (a file editor returns the file's path, a shell its
+        session).
+        """
+        return frozenset() if self.read_only else None
+
     # -- schemas and exports ---------------------------------------------------------
 
     def input_schema(self, *, security_risk: bool = False) -> dict[str, Any]:

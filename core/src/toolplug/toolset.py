@@ -119,6 +119,32 @@ class Toolset(Mapping[str, AnyTool]):
         tool = self._tools.get(name)
         return await tool.acall(arguments, timeout=timeout) if tool else self._missing(name)
 
+    # -- dispatch and compose (see toolplug.dispatch and toolplug.compose) -------------
+
+    def dispatch(self, calls: Any, **options: Any) -> Any:
+        """Run a batch of provider tool calls; results come back in the same shape."""
+        from toolplug.dispatch import dispatch
+
+        return dispatch(self, calls, **options)
+
+    async def adispatch(self, calls: Any, **options: Any) -> Any:
+        """Async :meth:`dispatch`."""
+        from toolplug.dispatch import adispatch
+
+        return await adispatch(self, calls, **options)
+
+    def compose(self, output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One JSON schema for a response holding tool calls and a final output."""
+        from toolplug.compose import compose
+
+        return compose(self, output_schema)
+
+    def run_composed(self, response: Any, **options: Any) -> Any:
+        """Validate a composed response, dispatch its calls, return results and output."""
+        from toolplug.compose import run_composed
+
+        return run_composed(self, response, **options)
+
     # -- lifetime --------------------------------------------------------------------
 
     def close(self) -> None:
