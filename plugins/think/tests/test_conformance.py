@@ -1,0 +1,17 @@
+"""The core's conformance suite, run against the think tool."""
+
+from __future__ import annotations
+
+from toolplug.testing import ToolConformance
+
+import toolplug_think
+
+
+class TestThinkConformance(ToolConformance):
+    """Everything every toolplug tool promises, checked for ``think``."""
+
+    plugin = toolplug_think
+    tool_name = "think"
+    entry_point = "think"
+    tool_params = {}
+    valid_arguments = {"thought": "List the files first, then read the config."}
