@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from toolplug.testing import ToolConformance
-
 import toolplug_think
+from toolplug.testing import ToolConformance
 
 
 class TestThinkConformance(ToolConformance):

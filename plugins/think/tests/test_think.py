@@ -5,10 +5,9 @@ from __future__ import annotations
 import logging
 
 import pytest
+import toolplug_think
 from toolplug import Observation, Tool, ToolParamsError, Toolset
 from toolplug.testing import registry_from, validate_observation_exports
-
-import toolplug_think
 from toolplug_think import CONFIRMATION, ThinkObservation, think_tool
 
 
