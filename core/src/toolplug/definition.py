@@ -265,8 +265,12 @@ class ToolDefinition(Generic[A, O]):
         try:
             if self.is_async:
                 pending: Awaitable[Any] = executor(action)  # type: ignore[assignment]
-            else:
+            elif timeout is None:
                 pending = asyncio.to_thread(_call_sync, executor, action)
+            else:
+                # A daemon thread, not the loop's pool: an abandoned call must not keep
+                # asyncio.run() (which joins its pool) or the interpreter from exiting.
+                pending = asyncio.wrap_future(_start_in_thread(executor, action))
             result = await asyncio.wait_for(pending, timeout)
         except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
             return self._timed_out(timeout)
@@ -424,13 +428,26 @@ def _call_sync(executor: Callable[[Any], Any], action: Any) -> Any:
 
 def _call_in_thread(executor: Callable[[Any], Any], action: Any, timeout: float) -> Any:
     """Run a sync executor in a daemon thread and stop waiting after ``timeout``."""
+    return _start_in_thread(executor, action).result(timeout)
+
+
+def _start_in_thread(
+    executor: Callable[[Any], Any], action: Any
+) -> concurrent.futures.Future[Any]:
+    """Start a sync executor in a daemon thread; its future holds the outcome."""
     future: concurrent.futures.Future[Any] = concurrent.futures.Future()
 
     def target() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
         try:
-            future.set_result(_call_sync(executor, action))
+            result = _call_sync(executor, action)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
-            future.set_exception(exc)
+            if not future.done():
+                future.set_exception(exc)
+        else:
+            if not future.done():
+                future.set_result(result)
 
     threading.Thread(target=target, name="toolplug-call", daemon=True).start()
-    return future.result(timeout)
+    return future

@@ -1,0 +1,47 @@
+"""Shared fixtures: small real tools, and real installed distributions on sys.path."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from core_test_tools import EchoAction, EchoObservation, make_echo_tool
+
+from toolplug import ToolDefinition
+
+
+@pytest.fixture
+def echo_tool() -> ToolDefinition[EchoAction, EchoObservation]:
+    return make_echo_tool()
+
+
+@pytest.fixture
+def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    """Install a distribution the way pip lays it out: a module and its .dist-info.
+
+    ``install_dist("demo", "1.2.0", {"demo": "demo_plugin"}, {"demo_plugin": "...code"})``
+    """
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+
+    def install(
+        dist: str, version: str, entry_points: dict[str, str], modules: dict[str, str]
+    ) -> Path:
+        info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
+        )
+        lines = ["[toolplug]"] + [f"{name} = {value}" for name, value in entry_points.items()]
+        (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+        for module, code in modules.items():
+            (site / f"{module}.py").write_text(textwrap.dedent(code))
+        return info
+
+    yield install  # type: ignore[misc]
+    for name in [m for m in sys.modules if m.startswith("tp_test_")]:
+        del sys.modules[name]

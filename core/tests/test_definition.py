@@ -1,0 +1,179 @@
+"""Running tools: sync and async executors from sync and async callers, failures, timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from core_test_tools import EchoAction, EchoObservation
+from pydantic import Field
+
+from toolplug import Action, Observation, ToolDefinition, ToolExecutor
+
+
+class Empty(Action):
+    pass
+
+
+def tool(executor: object, **kw: object) -> ToolDefinition[EchoAction, Observation]:
+    return ToolDefinition(
+        name="t", description="A test tool.", action_type=EchoAction, executor=executor, **kw  # type: ignore[arg-type]
+    )
+
+
+def test_sync_executor_from_sync_and_async_callers(echo_tool: ToolDefinition) -> None:
+    assert echo_tool.call({"text": "ab", "times": 2}).text == "abab"
+    obs = asyncio.run(echo_tool.acall({"text": "x"}))
+    assert isinstance(obs, EchoObservation) and obs.echoed == "x"
+
+
+def test_async_executor_from_sync_and_async_callers() -> None:
+    loops: list[int] = []
+
+    async def run(action: EchoAction) -> Observation:
+        await asyncio.sleep(0)
+        loops.append(id(asyncio.get_running_loop()))
+        return Observation.from_text(action.text.upper())
+
+    t = tool(run)
+    assert t.call({"text": "a"}).text == "A"
+    assert t.call({"text": "b"}).text == "B"
+    assert loops[0] == loops[1], "sync callers share the core's background loop"
+
+    async def main() -> str:
+        return (await t.acall({"text": "c"})).text
+
+    assert asyncio.run(main()) == "C"
+
+
+def test_async_callable_object_is_detected() -> None:
+    class Exec(ToolExecutor[EchoAction, Observation]):
+        async def __call__(self, action: EchoAction) -> Observation:  # type: ignore[override]
+            return Observation.from_text("async object")
+
+    t = tool(Exec())
+    assert t.is_async
+    assert t.call({"text": "a"}).text == "async object"
+
+
+def test_sync_executor_runs_off_the_event_loop_in_acall() -> None:
+    seen: list[str] = []
+
+    def run(action: EchoAction) -> Observation:
+        seen.append(threading.current_thread().name)
+        return Observation.from_text("ok")
+
+    async def main() -> None:
+        await tool(run).acall({"text": "a"})
+
+    asyncio.run(main())
+    assert seen and seen[0] != threading.main_thread().name
+
+
+def test_executor_exception_becomes_error_observation() -> None:
+    def run(action: EchoAction) -> Observation:
+        raise FileNotFoundError("no such file: x.txt")
+
+    obs = tool(run).call({"text": "a"})
+    assert obs.is_error
+    assert obs.text == "Tool 't' failed: FileNotFoundError: no such file: x.txt"
+    obs = asyncio.run(tool(run).acall({"text": "a"}))
+    assert obs.is_error and "FileNotFoundError" in obs.text
+
+
+def test_wrong_return_type_and_plain_strings() -> None:
+    assert tool(lambda a: 42).call({"text": "a"}).is_error
+    assert "returned int" in tool(lambda a: 42).call({"text": "a"}).text
+    obs = tool(lambda a: "plain text").call({"text": "a"})
+    assert not obs.is_error and obs.text == "plain text"
+
+
+def test_tool_without_executor() -> None:
+    obs = tool(None).call({"text": "a"})
+    assert obs.is_error and "has no executor" in obs.text
+
+
+def test_timeout_returns_control_sync_and_async() -> None:
+    release = threading.Event()
+
+    def slow(action: EchoAction) -> Observation:
+        release.wait(10)
+        return Observation.from_text("late")
+
+    async def aslow(action: EchoAction) -> Observation:
+        await asyncio.sleep(10)
+        return Observation.from_text("late")
+
+    try:
+        for t in (tool(slow), tool(aslow)):
+            obs = t.call({"text": "a"}, timeout=0.05)
+            assert obs.is_error and "did not finish within 0.05 seconds" in obs.text
+            obs = asyncio.run(t.acall({"text": "a"}, timeout=0.05))
+            assert obs.is_error and "did not finish within 0.05 seconds" in obs.text
+    finally:
+        release.set()
+
+
+def test_default_timeout_on_the_definition() -> None:
+    t = tool(lambda a: time.sleep(5), timeout=0.05)
+    assert "did not finish" in t.call({"text": "a"}).text
+
+
+def test_close_runs_once_and_never_raises() -> None:
+    class Exec(ToolExecutor[EchoAction, Observation]):
+        closed = 0
+
+        def __call__(self, action: EchoAction) -> Observation:
+            return Observation.from_text("x")
+
+        def close(self) -> None:
+            Exec.closed += 1
+            raise RuntimeError("close failed")
+
+    t = tool(Exec())
+    t.close()
+    t.close()
+    asyncio.run(t.aclose())
+    assert Exec.closed == 1
+
+
+def test_async_close_from_sync_code() -> None:
+    closed: list[bool] = []
+
+    class Exec:
+        def __call__(self, action: EchoAction) -> Observation:
+            return Observation.from_text("x")
+
+        async def close(self) -> None:
+            await asyncio.sleep(0)
+            closed.append(True)
+
+    tool(Exec()).close()
+    assert closed == [True]
+
+
+def test_no_parameter_tool_exports_empty_properties() -> None:
+    t = ToolDefinition(name="now", description="Now.", action_type=Empty, executor=lambda a: "x")
+    assert t.input_schema()["properties"] == {}
+    assert t.call(None).text == "x"
+    assert t.call("").text == "x"
+
+
+def test_annotated_and_field_descriptions_reach_the_schema() -> None:
+    from typing import Annotated
+
+    class A(Action):
+        a: Annotated[str, Field(description="from Annotated")]
+        b: int = Field(default=1, description="from Field")
+
+    schema = ToolDefinition(name="x", description="x", action_type=A).input_schema()
+    assert schema["properties"]["a"]["description"] == "from Annotated"
+    assert schema["properties"]["b"]["description"] == "from Field"
+
+
+@pytest.mark.parametrize("bad", ["", None])
+def test_a_tool_needs_a_name(bad: str | None) -> None:
+    with pytest.raises(ValueError, match="needs a name"):
+        ToolDefinition(name=bad, description="x", action_type=Empty)  # type: ignore[arg-type]

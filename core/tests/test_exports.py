@@ -1,0 +1,146 @@
+"""One definition, every format, validated against the providers' own types."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import jsonschema
+import pytest
+from pydantic import BaseModel, Field
+
+from toolplug import Action, ToolAnnotations, ToolDefinition
+from toolplug.schema import SchemaError, inline_refs, to_strict
+from toolplug.testing import check_openai_strict, validate_tool_exports
+
+
+class Address(BaseModel):
+    street: str = Field(description="Street and number.")
+    city: str | None = Field(default=None, description="City, if known.")
+
+
+class Node(BaseModel):
+    label: str = Field(description="Label.")
+    children: list[Node] = Field(default_factory=list, description="Children.")
+
+
+class RichAction(Action):
+    name: str = Field(description="A name.", min_length=1)
+    title: str = Field(default="", description="A field literally called title.")
+    kind: Literal["a", "b"] = Field(default="a", description="The kind.")
+    address: Address = Field(description="Where.")
+    tags: list[str] = Field(default_factory=list, description="Tags.")
+    limit: int | None = Field(default=None, ge=0, description="At most this many.")
+    tree: Node | None = Field(default=None, description="A recursive structure.")
+
+
+RICH = ToolDefinition(
+    name="rich",
+    description="A tool with a rich schema.",
+    action_type=RichAction,
+    annotations=ToolAnnotations(title="Rich tool", destructiveHint=False),
+)
+
+
+def test_every_export_validates_with_the_provider_types() -> None:
+    validate_tool_exports(RICH)
+
+
+def test_property_named_title_survives_title_stripping() -> None:
+    schema = RICH.input_schema()
+    assert "title" in schema["properties"]
+    assert "title" not in schema
+    assert "title" not in schema["$defs"]["Address"]
+
+
+def test_strict_schema_follows_openai_rules() -> None:
+    strict = RICH.to_openai_tool(strict=True)
+    assert strict["function"]["strict"] is True
+    params = strict["function"]["parameters"]
+    check_openai_strict(params)
+    # Optional fields became nullable; required ones did not.
+    assert params["properties"]["name"]["type"] == "string"
+    assert params["properties"]["kind"]["anyOf"][-1] == {"type": "null"}
+    assert params["properties"]["tags"]["type"] == ["array", "null"]
+    # Non-recursive models are inlined; the recursive one stays a reference.
+    city = params["properties"]["address"]["properties"]["city"]
+    assert {"type": "null"} in city["anyOf"] and "default" not in city
+    assert set(params["$defs"]) == {"Node"}
+
+
+def test_strict_null_round_trips_to_defaults() -> None:
+    def run(action: RichAction) -> str:
+        return f"{action.kind}:{action.tags}:{action.limit}"
+
+    tool = ToolDefinition(name="rich", description="x", action_type=RichAction, executor=run)
+    args = {
+        "name": "n", "title": None, "kind": None, "tags": None, "limit": None, "tree": None,
+        "address": {"street": "s", "city": None},
+    }
+    jsonschema.validate(args, tool.to_openai_tool(strict=True)["function"]["parameters"])
+    obs = tool.call(args)
+    assert not obs.is_error, obs.text
+    assert obs.text.endswith("a:[]:None")
+
+
+def test_free_form_objects_cannot_be_strict() -> None:
+    class Free(Action):
+        data: dict[str, int] = Field(description="Anything.")
+
+    tool = ToolDefinition(name="free", description="x", action_type=Free)
+    assert tool.to_openai_tool()["function"]["parameters"]["properties"]["data"]["type"] == "object"
+    with pytest.raises(SchemaError, match="free-form"):
+        tool.to_openai_tool(strict=True)
+
+
+def test_mcp_export_carries_title_annotations_and_output_schema(echo_tool: ToolDefinition) -> None:
+    import mcp.types
+
+    wire = echo_tool.to_mcp_tool()
+    parsed = mcp.types.Tool.model_validate(wire)
+    assert parsed.annotations is not None and parsed.annotations.read_only_hint is True
+    assert parsed.output_schema == {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"echoed": {"type": "string", "description": "The echoed text."}},
+        "required": ["echoed"],
+    }
+    rich = mcp.types.Tool.model_validate(RICH.to_mcp_tool())
+    assert rich.title == "Rich tool"
+    assert rich.output_schema is None
+
+
+def test_structured_content_conforms_to_output_schema(echo_tool: ToolDefinition) -> None:
+    result = echo_tool.call({"text": "hi"}).to_mcp_result()
+    jsonschema.validate(result["structuredContent"], echo_tool.to_mcp_tool()["outputSchema"])
+
+
+def test_security_risk_only_for_tools_that_are_not_read_only(echo_tool: ToolDefinition) -> None:
+    assert "security_risk" not in echo_tool.input_schema(security_risk=True)["properties"]
+    schema = RICH.to_anthropic_tool(security_risk=True)["input_schema"]
+    assert schema["properties"]["security_risk"]["enum"] == ["LOW", "MEDIUM", "HIGH"]
+    assert "security_risk" in schema["required"]
+    strict = RICH.to_openai_tool(strict=True, security_risk=True)["function"]["parameters"]
+    assert strict["properties"]["security_risk"]["type"] == "string"
+    check_openai_strict(strict)
+
+
+def test_export_by_format_name(echo_tool: ToolDefinition) -> None:
+    assert echo_tool.export("openai")["type"] == "function"
+    assert echo_tool.export("responses")["strict"] is False
+    assert echo_tool.export("anthropic")["name"] == "echo"
+    assert echo_tool.export("mcp")["inputSchema"]["type"] == "object"
+    with pytest.raises(ValueError, match="choose one of"):
+        echo_tool.export("gemini")
+
+
+def test_inline_refs_keeps_descriptions_next_to_refs() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A", "description": "the a"}},
+        "$defs": {"A": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+    }
+    inlined = inline_refs(schema)
+    assert inlined["properties"]["a"]["description"] == "the a"
+    assert inlined["properties"]["a"]["properties"] == {"x": {"type": "integer"}}
+    assert "$defs" not in inlined
+    assert to_strict(schema)["properties"]["a"]["additionalProperties"] is False

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import base64
+
+from toolplug import (
+    AudioContent,
+    EmbeddedResource,
+    ImageContent,
+    Observation,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+from toolplug.testing import validate_observation_exports
+
+from core_test_tools import EchoObservation
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
+def test_text_joins_text_blocks_only() -> None:
+    obs = Observation(
+        content=[TextContent(text="a"), ImageContent.from_bytes(PNG, "image/png"), TextContent(text="b")]
+    )
+    assert obs.text == "a\nb"
+
+
+def test_typed_fields_are_structured_content_and_output_schema() -> None:
+    obs = EchoObservation.from_text("hihi", echoed="hihi")
+    assert obs.structured_content() == {"echoed": "hihi"}
+    schema = EchoObservation.output_schema()
+    assert schema is not None
+    assert set(schema["properties"]) == {"echoed"}
+    assert schema["required"] == ["echoed"]
+    assert "$defs" not in schema  # content block definitions are not part of it
+    assert Observation.output_schema() is None
+
+
+def test_to_llm_content_falls_back_to_fields_as_json() -> None:
+    obs = EchoObservation(echoed="x")
+    assert obs.text == '{"echoed": "x"}'
+
+
+def test_error_observation_has_no_structured_content() -> None:
+    obs = Observation.error("broken")
+    assert obs.is_error
+    assert obs.structured_content() is None
+    assert obs.to_mcp_result() == {"content": [{"type": "text", "text": "broken"}], "isError": True}
+
+
+def test_images_travel_where_providers_allow_them() -> None:
+    obs = Observation(content=[TextContent(text="look"), ImageContent.from_bytes(PNG, "image/png")])
+    validate_observation_exports(obs)
+    openai_msg = obs.to_openai_message("c1")
+    assert openai_msg["content"].startswith("look\n[image image/png")
+    anthropic = obs.to_anthropic_block("c1")
+    assert [b["type"] for b in anthropic["content"]] == ["text", "image"]
+    assert anthropic["content"][1]["source"]["data"] == base64.b64encode(PNG).decode()
+    responses = obs.to_responses_item("c1")
+    assert responses["output"][1]["image_url"].startswith("data:image/png;base64,")
+    assert obs.to_mcp_result()["content"][1] == {
+        "type": "image",
+        "data": base64.b64encode(PNG).decode(),
+        "mimeType": "image/png",
+    }
+
+
+def test_every_mcp_block_kind_round_trips_through_mcp_types() -> None:
+    import mcp.types
+
+    obs = Observation(
+        content=[
+            TextContent(text="t"),
+            AudioContent(data=base64.b64encode(b"RIFF").decode(), mimeType="audio/wav"),
+            ResourceLink(uri="file:///tmp/x.txt", name="x.txt"),
+            EmbeddedResource(resource=TextResourceContents(uri="file:///a", text="body")),
+        ]
+    )
+    result = mcp.types.CallToolResult.model_validate(obs.to_mcp_result())
+    assert [c.type for c in result.content] == ["text", "audio", "resource_link", "resource"]
+    back = Observation.model_validate({"content": obs.to_mcp_result()["content"]})
+    assert back.content == obs.content
+    validate_observation_exports(obs)
+    assert "[resource x.txt: file:///tmp/x.txt]" in obs.to_openai_message("c")["content"]
+
+
+def test_anthropic_error_flag_and_openai_text() -> None:
+    obs = Observation.error("nope")
+    assert obs.to_anthropic_block("t1") == {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": [{"type": "text", "text": "nope"}],
+        "is_error": True,
+    }
+    assert obs.to_openai_message("t1") == {"role": "tool", "tool_call_id": "t1", "content": "nope"}
+    assert obs.to_responses_item("t1") == {
+        "type": "function_call_output",
+        "call_id": "t1",
+        "output": "nope",
+    }
