@@ -1,0 +1,60 @@
+"""The finish tool: its action, its observation, and the tool itself."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+from toolplug import Action, Observation, ToolAnnotations, ToolDefinition
+
+DESCRIPTION = """\
+Finish the task and hand your final answer to the user. Call it once, when the work \
+is done (or cannot be done), with a message that stands on its own: the answer, or a \
+summary of what you did, what changed and anything left open. No tool call follows it."""
+
+
+class FinishAction(Action):
+    """The input of the finish tool: the message for the user."""
+
+    message: str = Field(
+        description=(
+            "The final answer or a summary for the user: what was done, what changed, "
+            "and anything that is still open."
+        )
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, message: str) -> str:
+        if not message.strip():
+            raise ValueError(
+                "the message is empty; write the final answer or a summary for the user"
+            )
+        return message
+
+
+class FinishObservation(Observation):
+    """The result of a finish call: the task is finished, with the final message."""
+
+    # Hosts test `finished` (or `toolplug_finish.is_finished`) to end their loop. The
+    # class docstring above is the outputSchema's description, hence this comment.
+
+    finished: bool = Field(default=True, description="True: the agent has finished the task.")
+    message: str = Field(description="The final message for the user, exactly as sent.")
+
+
+def _build_finish_tool() -> ToolDefinition[FinishAction, FinishObservation]:
+    # impl imports the models above, so it is imported once they exist.
+    from toolplug_finish.impl import FinishExecutor
+
+    return ToolDefinition(
+        name="finish",
+        title="Finish",
+        description=DESCRIPTION,
+        action_type=FinishAction,
+        observation_type=FinishObservation,
+        executor=FinishExecutor(),
+        annotations=ToolAnnotations(title="Finish", readOnlyHint=True, openWorldHint=False),
+    )
+
+
+finish_tool = _build_finish_tool()
+"""The finish tool, ready to use: stateless, so one instance serves every session."""
