@@ -31,3 +31,18 @@ def make_echo_tool() -> ToolDefinition[EchoAction, EchoObservation]:
         executor=run_echo,
         annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True),
     )
+
+
+#: Source of a small plugin module that registers a `shout` tool.
+GOOD = '''
+from pydantic import Field
+from toolplug import Action, Observation, ToolDefinition, hookimpl
+
+class Shout(Action):
+    text: str = Field(description="Text to shout.")
+
+@hookimpl
+def register_tools(register):
+    register(ToolDefinition(name="shout", description="Shout.", action_type=Shout,
+                            executor=lambda a: Observation.from_text(a.text.upper())))
+'''

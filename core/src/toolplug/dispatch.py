@@ -1,0 +1,470 @@
+"""Dispatch: run a batch of tool calls as a provider sent them, answer in its shape.
+
+::
+
+    messages += toolset.dispatch(message.tool_calls)          # OpenAI Chat Completions
+    items += toolset.dispatch(response.output)                # OpenAI Responses
+    messages.append(tool_result_message(toolset.dispatch(message.content)))  # Anthropic
+
+The format is detected from the calls (or given as ``format=``): ``"openai"`` (Chat
+Completions ``tool_calls``), ``"responses"`` (``function_call`` items), ``"anthropic"``
+(``tool_use`` blocks), ``"mcp"`` (``tools/call`` params) or ``"toolplug"``
+(:class:`ToolCall`). Results come back in call order, one per call, ids matched.
+
+Calls run side by side where they do not conflict. A call touches what its tool's
+:meth:`~toolplug.ToolDefinition.touches` says: read-only tools touch nothing and always
+run concurrently; a call that touches something unknown (``None``) runs alone, in order.
+By default every call that touches something runs in the order given; with
+``allow_parallel=True`` such calls run concurrently when their sets do not intersect.
+At most ``max_concurrency`` calls run at once.
+
+A call to an unknown tool, with malformed arguments, or to a tool that fails becomes an
+error result for that call alone. Latent tools (no executor: the model itself produces
+the "result") are validated, not run; their result is a :class:`LatentObservation`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import threading
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field
+
+from toolplug._names import NameMap, name_map, provider_name
+from toolplug.arguments import ArgumentError
+from toolplug.content import ContentBlock, TextContent
+from toolplug.definition import ToolDefinition
+from toolplug.errors import ToolError
+from toolplug.model import Observation
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "FORMATS",
+    "DispatchError",
+    "Format",
+    "LatentObservation",
+    "NameMap",
+    "ToolCall",
+    "adispatch",
+    "dispatch",
+    "name_map",
+    "parse_calls",
+    "provider_name",
+    "tool_result_message",
+]
+
+AnyTool = ToolDefinition[Any, Any]
+Format = Literal["openai", "responses", "anthropic", "mcp", "toolplug"]
+FORMATS: tuple[Format, ...] = ("openai", "responses", "anthropic", "mcp", "toolplug")
+#: How many calls run at once unless the host says otherwise.
+DEFAULT_CONCURRENCY = 8
+_PROVIDERS = frozenset({"openai", "responses", "anthropic"})
+_NOTHING: frozenset[str] = frozenset()
+_MAX_HELPERS = 32
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call, whatever its provider: an id, the tool's name, its arguments.
+
+    ``arguments`` is a dict or a JSON string, as the model sent it.
+    """
+
+    id: str
+    name: str
+    arguments: Any = None
+
+
+class DispatchError(ToolError, ValueError):
+    """The calls given to dispatch are in no shape it knows (a host bug, not a model's)."""
+
+
+class LatentObservation(Observation):
+    """The result of a latent tool: the arguments the model produced, validated.
+
+    ``data`` is the validated action as JSON data; it is also the MCP
+    ``structuredContent`` and, as JSON text, what the model sees.
+    """
+
+    data: dict[str, Any] = Field(default_factory=dict, description="The validated arguments.")
+
+    def structured_content(self) -> dict[str, Any] | None:
+        """The validated arguments."""
+        return None if self.is_error else self.data
+
+
+# -- reading calls ------------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """SDK objects (pydantic models) as plain JSON data; anything else unchanged."""
+    if value is None or isinstance(value, (dict, list, tuple, str, ToolCall)):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", exclude_none=True)
+    return value
+
+
+def _items(calls: Any) -> list[Any]:
+    """The items of a batch: whole messages, responses and requests are unwrapped."""
+    calls = _plain(calls)
+    if calls is None:
+        return []
+    if isinstance(calls, (list, tuple)):
+        return list(calls)
+    if not isinstance(calls, dict):
+        return [calls]
+    if isinstance(calls.get("choices"), list) and calls["choices"]:  # a whole ChatCompletion
+        calls = _plain(calls["choices"][0]).get("message") or {}
+    if "tool_calls" in calls:  # a Chat Completions assistant message
+        return list(calls["tool_calls"] or [])
+    if isinstance(calls.get("output"), list):  # a whole Responses response
+        return list(calls["output"])
+    if calls.get("method") == "tools/call":  # an MCP JSON-RPC request
+        return [calls.get("params")]
+    if "role" in calls or calls.get("type") == "message":
+        content = calls.get("content")  # an Anthropic message; other messages hold no call
+        return list(content) if isinstance(content, list) else []
+    return [calls]
+
+
+def _read(item: Any, index: int) -> tuple[Format, ToolCall] | None:
+    """One item as a call and its format; ``None`` for items that are not calls."""
+    item = _plain(item)
+    if isinstance(item, ToolCall):
+        return "toolplug", item
+    if not isinstance(item, dict):
+        raise DispatchError(f"item {index} of the calls is {type(item).__name__}, not a tool call")
+    kind = item.get("type")
+    try:
+        if kind == "function" or (kind is None and isinstance(item.get("function"), dict)):
+            function = _plain(item["function"])
+            return "openai", ToolCall(item["id"], function["name"], function.get("arguments"))
+        if kind == "function_call":
+            return "responses", ToolCall(item["call_id"], item["name"], item.get("arguments"))
+        if kind == "tool_use":
+            return "anthropic", ToolCall(item["id"], item["name"], item.get("input"))
+        if kind is None and "name" in item:
+            call_id = str(item.get("id", index))
+            return "mcp", ToolCall(call_id, item["name"], item.get("arguments"))
+    except KeyError as exc:
+        raise DispatchError(f"tool call {index} has no {exc.args[0]!r}: {item!r:.200}") from None
+    if kind is not None:
+        return None  # text, thinking, reasoning, message...: not a call to run
+    raise DispatchError(f"item {index} is not a tool call of any known format: {item!r:.200}")
+
+
+def parse_calls(calls: Any, format: Format | None = None) -> tuple[Format, list[ToolCall]]:
+    """Read a batch of calls in any provider's shape: its format and the calls.
+
+    Accepts a list of calls (dicts or SDK objects), or a whole assistant message,
+    Responses response or ``output`` list, Anthropic message or ``content`` list, MCP
+    ``tools/call`` request; items that are not calls (text, reasoning) are skipped.
+    :class:`ToolCall` items fit every format. Raises :class:`DispatchError` on a shape
+    it does not know, on calls of two formats, or on calls that do not match ``format``.
+    """
+    if format is not None and format not in FORMATS:
+        raise DispatchError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    found: Format | None = None
+    out: list[ToolCall] = []
+    for index, item in enumerate(_items(calls)):
+        read = _read(item, index)
+        if read is None:
+            continue
+        kind, call = read
+        if kind != "toolplug":
+            if found is not None and kind != found:
+                raise DispatchError(f"the calls mix two formats: {found} and {kind}")
+            found = kind
+        if not isinstance(call.name, str):
+            raise DispatchError(f"tool call {index} has a name that is not a string")
+        out.append(call)
+    if format is not None and found is not None and found != format:
+        raise DispatchError(f"the calls are {found} tool calls, not {format}")
+    return format or found or "toolplug", out
+
+
+# -- planning -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Job:
+    call: ToolCall
+    tool: AnyTool | None
+    result: Observation | None  # known before running: unknown tool, latent tool
+    key: frozenset[str] | None = _NOTHING  # what the call touches; None: unknown
+
+
+def _unknown(tools: Mapping[str, AnyTool], name: str, names: NameMap | None) -> Observation:
+    known = [names.external(n) if names else n for n in tools]
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    listed = ", ".join(known) or "none"
+    return Observation.error(f"There is no tool named '{name}'.{hint} Available tools: {listed}.")
+
+
+def _latent(tool: AnyTool, call: ToolCall) -> Observation:
+    """Validate a latent tool's call; its arguments are its result."""
+    try:
+        action, notes = tool.parse_action(call.arguments)
+    except ArgumentError as exc:
+        return Observation.error(f"Tool '{tool.name}': {exc}")
+    data = action.model_dump(mode="json")
+    content: list[ContentBlock] = [TextContent(text=json.dumps(data, ensure_ascii=False))]
+    if notes:
+        content.insert(0, TextContent(text="Note: " + "; ".join(notes) + "."))
+    return LatentObservation(content=content, data=data)
+
+
+def _touches(tool: AnyTool, arguments: Any, allow_parallel: bool) -> frozenset[str] | None:
+    """What a call touches; a call that touches something is ``None`` unless allowed."""
+    if type(tool).touches is ToolDefinition.touches:  # the default: skip parsing
+        key: frozenset[str] | None = _NOTHING if tool.read_only else None
+    else:
+        try:
+            action, _ = tool.parse_action(arguments)
+        except Exception:  # the call fails at once, without running
+            return _NOTHING
+        try:
+            found = tool.touches(action)
+            key = None if found is None else frozenset(found)
+        except Exception:  # a broken touches() means "unknown"
+            key = None
+    if key and not allow_parallel:
+        return None
+    return key
+
+
+def _plan(
+    tools: Mapping[str, AnyTool], fmt: Format, calls: Sequence[ToolCall], allow_parallel: bool
+) -> list[_Job]:
+    names: NameMap | None = None
+    jobs: list[_Job] = []
+    for call in calls:
+        tool = tools.get(call.name)
+        if tool is None:
+            names = names or name_map(tools)
+            internal = names.internal(call.name)
+            tool = tools.get(internal) if internal is not None else None
+        if tool is None:
+            shown = names if fmt in _PROVIDERS else None
+            jobs.append(_Job(call, None, _unknown(tools, call.name, shown)))
+        elif tool.executor is None:
+            jobs.append(_Job(call, tool, _latent(tool, call)))
+        else:
+            jobs.append(_Job(call, tool, None, _touches(tool, call.arguments, allow_parallel)))
+    return jobs
+
+
+def _waits(runnable: Sequence[int], jobs: Sequence[_Job]) -> dict[int, list[int]]:
+    """For each runnable job, the earlier jobs it must wait for (transitively enough)."""
+    waits: dict[int, list[int]] = {}
+    barrier = -1  # the last job that touches something unknown
+    since: list[int] = []  # jobs with known sets after the barrier
+    last: dict[str, int] = {}  # the last job touching each thing
+    for i in runnable:
+        key = jobs[i].key
+        if key is None:
+            waits[i] = since or ([barrier] if barrier >= 0 else [])
+            barrier, since, last = i, [], {}
+        elif not key:
+            waits[i] = []
+        else:
+            before = {last[thing] for thing in key if thing in last}
+            if barrier >= 0:
+                before.add(barrier)
+            waits[i] = sorted(before)
+            last.update(dict.fromkeys(key, i))
+            since.append(i)
+    return waits
+
+
+def _in_order(runnable: Sequence[int], jobs: Sequence[_Job], limit: int) -> bool:
+    return limit <= 1 or len(runnable) <= 1 or all(jobs[i].key is None for i in runnable)
+
+
+# -- running ------------------------------------------------------------------------------
+
+
+def _call(job: _Job, timeout: float | None) -> Observation:
+    assert job.tool is not None
+    try:
+        return job.tool.call(job.call.arguments, timeout=timeout)
+    except Exception as exc:  # call() never raises; this is the last guard
+        return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
+
+
+async def _acall(job: _Job, timeout: float | None) -> Observation:
+    assert job.tool is not None
+    try:
+        return await job.tool.acall(job.call.arguments, timeout=timeout)
+    except Exception as exc:
+        return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _helpers() -> ThreadPoolExecutor:
+    """The shared threads that help the calling thread run a batch."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_MAX_HELPERS, thread_name_prefix="toolplug-dispatch")
+        return _pool
+
+
+def _run_threads(
+    jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
+) -> None:
+    """Run the jobs in worker threads: the calling thread and up to ``limit - 1`` helpers.
+
+    A job starts once every job it waits for has finished; ready jobs start in call order.
+    """
+    blocked = {i: len(w) for i, w in waits.items()}
+    unblocks: dict[int, list[int]] = {i: [] for i in waits}
+    for i, before in waits.items():
+        for j in before:
+            unblocks[j].append(i)
+    ready = deque(i for i in waits if not waits[i])
+    unstarted = [len(waits)]
+    unfinished = [len(waits)]
+    cond = threading.Condition()
+
+    def work() -> None:
+        while True:
+            with cond:
+                while not ready and unstarted[0]:
+                    cond.wait()
+                if not ready:
+                    return
+                i = ready.popleft()
+                unstarted[0] -= 1
+                if not unstarted[0]:
+                    cond.notify_all()  # idle workers may leave
+            jobs[i].result = _call(jobs[i], timeout)
+            with cond:
+                unfinished[0] -= 1
+                for j in unblocks[i]:
+                    blocked[j] -= 1
+                    if not blocked[j]:
+                        ready.append(j)
+                cond.notify_all()
+
+    pool = _helpers()
+    for _ in range(min(limit, len(waits), _MAX_HELPERS + 1) - 1):
+        pool.submit(work)
+    work()
+    with cond:
+        while unfinished[0]:
+            cond.wait()
+
+
+async def _run_tasks(
+    jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
+) -> None:
+    """Run the jobs as tasks, at most ``limit`` at once, each after those it waits for."""
+    slots = asyncio.Semaphore(limit)
+    tasks: dict[int, asyncio.Task[None]] = {}
+
+    async def run(i: int) -> None:
+        if waits[i]:
+            await asyncio.wait([tasks[j] for j in waits[i]])
+        async with slots:
+            jobs[i].result = await _acall(jobs[i], timeout)
+
+    for i in waits:
+        tasks[i] = asyncio.ensure_future(run(i))
+    await asyncio.gather(*tasks.values())
+
+
+def _render(fmt: Format, jobs: Iterable[_Job]) -> list[Any]:
+    results: list[Any] = []
+    for job in jobs:
+        obs = job.result
+        assert obs is not None
+        if fmt == "openai":
+            results.append(obs.to_openai_message(job.call.id))
+        elif fmt == "responses":
+            results.append(obs.to_responses_item(job.call.id))
+        elif fmt == "anthropic":
+            results.append(obs.to_anthropic_block(job.call.id))
+        elif fmt == "mcp":
+            results.append(obs.to_mcp_result())
+        else:
+            results.append((job.call, obs))
+    return results
+
+
+def _check(limit: int) -> None:
+    if limit < 1:
+        raise ValueError(f"max_concurrency must be at least 1, got {limit}")
+
+
+def dispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    *,
+    max_concurrency: int = DEFAULT_CONCURRENCY,
+    allow_parallel: bool = False,
+    format: Format | None = None,
+    timeout: float | None = None,
+) -> list[Any]:
+    """Run a batch of tool calls and return one result per call, in call order.
+
+    ``tools`` is a :class:`~toolplug.Toolset` (or any mapping of names to tools);
+    ``calls`` is in any shape :func:`parse_calls` reads. Results are in the calls'
+    format: Chat Completions ``{"role": "tool"}`` messages, Responses
+    ``function_call_output`` items, Anthropic ``tool_result`` blocks (send them in one
+    user message: :func:`tool_result_message`), MCP ``CallToolResult`` dicts, or
+    ``(ToolCall, Observation)`` pairs for :class:`ToolCall` input. Sync executors run
+    in threads, async ones on the core's background loop. ``timeout`` (seconds) applies
+    to each call. Never raises for a call's failure; raises :class:`DispatchError` only
+    for input in no known shape.
+    """
+    _check(max_concurrency)
+    fmt, parsed = parse_calls(calls, format)
+    jobs = _plan(tools, fmt, parsed, allow_parallel)
+    runnable = [i for i, job in enumerate(jobs) if job.result is None]
+    if _in_order(runnable, jobs, max_concurrency):
+        for i in runnable:
+            jobs[i].result = _call(jobs[i], timeout)
+    else:
+        _run_threads(jobs, _waits(runnable, jobs), max_concurrency, timeout)
+    return _render(fmt, jobs)
+
+
+async def adispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    *,
+    max_concurrency: int = DEFAULT_CONCURRENCY,
+    allow_parallel: bool = False,
+    format: Format | None = None,
+    timeout: float | None = None,
+) -> list[Any]:
+    """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads."""
+    _check(max_concurrency)
+    fmt, parsed = parse_calls(calls, format)
+    jobs = _plan(tools, fmt, parsed, allow_parallel)
+    runnable = [i for i, job in enumerate(jobs) if job.result is None]
+    if _in_order(runnable, jobs, max_concurrency):
+        for i in runnable:
+            jobs[i].result = await _acall(jobs[i], timeout)
+    else:
+        await _run_tasks(jobs, _waits(runnable, jobs), max_concurrency, timeout)
+    return _render(fmt, jobs)
+
+
+def tool_result_message(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Anthropic wants every ``tool_result`` of a turn in one user message: this is it."""
+    return {"role": "user", "content": list(results)}

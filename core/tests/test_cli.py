@@ -1,0 +1,103 @@
+"""The command line, run as a user runs it: `python -m toolplug` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from core_test_tools import GOOD
+
+
+@pytest.fixture
+def run(install_dist: Any, tmp_path: Path) -> Any:
+    site = install_dist("toolplug-shout", "1.2.0", {"shout": "tp_test_shout"}, {"tp_test_shout": GOOD}).parent
+    install_dist("toolplug-broken", "0.0.1", {"broken": "tp_test_broken"},
+                 {"tp_test_broken": "raise ImportError('needs libfoo')\n"})
+
+    def run(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        full_env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+        full_env["PYTHONPATH"] = os.pathsep.join([str(site), full_env.get("PYTHONPATH", "")])
+        full_env.update(env or {})
+        return subprocess.run(
+            [sys.executable, "-m", "toolplug", *args], capture_output=True, text=True,
+            env=full_env, cwd=tmp_path, timeout=60, input=input,
+        )
+
+    return run
+
+
+def test_plugins_lists_name_distribution_version_and_state(run: Any) -> None:
+    out = run("plugins", "--plugins", "shout")
+    assert out.returncode == 0, out.stderr
+    lines = {line.split()[0]: line for line in out.stdout.splitlines()}
+    assert "toolplug-shout 1.2.0" in lines["shout"] and lines["shout"].endswith("enabled")
+    assert lines["broken"].endswith("disabled")
+
+
+def test_plugins_json_and_environment_choice(run: Any) -> None:
+    out = run("plugins", "--json", env={"TOOLPLUG_PLUGINS": "broken"})
+    data = {p["name"]: p for p in json.loads(out.stdout)}
+    assert data["broken"]["enabled"] and not data["shout"]["enabled"]
+    assert data["shout"]["version"] == "1.2.0"
+
+
+def test_plugins_check_reports_broken_and_working(run: Any) -> None:
+    out = run("plugins", "--check", "--json", "--plugins", "shout,broken")
+    data = {p["name"]: p for p in json.loads(out.stdout)}
+    assert data["shout"]["status"] == "ok" and data["shout"]["tools"] == ["shout"]
+    assert data["broken"]["status"] == "broken" and "needs libfoo" in data["broken"]["error"]
+    text = run("plugins", "--check", "--plugins", "shout,broken").stdout
+    assert "tools: shout" in text and "error: ImportError: needs libfoo" in text
+
+
+def test_unknown_plugin_is_a_usage_error(run: Any) -> None:
+    out = run("plugins", "--plugins", "nope")
+    assert out.returncode == 2
+    assert "not installed: nope" in out.stderr and "shout" in out.stderr
+
+
+def test_tools_lists_and_exports(run: Any) -> None:
+    out = run("tools", "--plugins", "shout,broken")
+    assert out.returncode == 0
+    assert "shout\n    Shout.\n    text (string, required)" in out.stdout
+    assert "plugin broken is broken" in out.stderr
+    for fmt, key in (("openai", "function"), ("anthropic", "input_schema"), ("mcp", "inputSchema"), ("responses", "parameters")):
+        out = run("tools", "--plugins", "shout", "--format", fmt)
+        (tool,) = json.loads(out.stdout)
+        assert key in tool
+    strict = json.loads(run("tools", "--plugins", "shout", "--format", "openai", "--strict").stdout)
+    assert strict[0]["function"]["strict"] is True
+
+
+def test_call_success_error_and_usage_exit_codes(run: Any) -> None:
+    ok = run("call", "shout", '{"text": "hi"}', "--plugins", "shout")
+    assert (ok.returncode, ok.stdout) == (0, "HI\n")
+    as_json = run("call", "shout", '{"text": "hi"}', "--json", "--plugins", "shout")
+    assert json.loads(as_json.stdout) == {"content": [{"type": "text", "text": "HI"}], "isError": False}
+    bad = run("call", "shout", '{"txt": "hi"}', "--plugins", "shout")
+    assert bad.returncode == 1 and "text: this required field is missing" in bad.stdout
+    usage = run("call", "shout", "{not json", "--plugins", "shout")
+    assert usage.returncode == 2 and "not valid JSON" in usage.stderr
+    unknown = run("call", "nope", "{}", "--plugins", "shout")
+    assert unknown.returncode == 2 and "Available tools: shout" in unknown.stderr
+    params = run("call", "shout", '{"text": "x"}', "--param", "loud=1", "--plugins", "shout")
+    assert params.returncode == 2 and "takes no params" in params.stderr
+    stdin = run("call", "shout", "-", "--plugins", "shout", input='{"text": "from stdin"}')
+    assert stdin.stdout == "FROM STDIN\n"
+
+
+def test_a_broken_plugin_does_not_break_the_cli(run: Any) -> None:
+    out = run("call", "shout", '{"text": "still works"}')
+    assert out.returncode == 0 and out.stdout == "STILL WORKS\n"
+
+
+def test_version_and_help(run: Any) -> None:
+    assert "version" in run("--version").stdout
+    help_text = run("--help").stdout
+    for command in ("plugins", "tools", "call", "install", "uninstall"):
+        assert command in help_text

@@ -1,0 +1,103 @@
+"""Toolset: created tools of one session, exports at once, calls by name, one close each."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from core_test_tools import EchoAction, make_echo_tool
+
+from toolplug import (
+    Observation,
+    Tool,
+    ToolContext,
+    ToolDefinition,
+    ToolError,
+    ToolRegistry,
+    Toolset,
+    UnknownToolError,
+)
+
+closed: list[str] = []
+
+
+class Session:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, action: EchoAction) -> Observation:
+        return Observation.from_text(f"{self.name}: {action.text}")
+
+    def close(self) -> None:
+        closed.append(self.name)
+
+
+class SessionTool(ToolDefinition[EchoAction, Observation]):
+    @classmethod
+    def create(cls, context: ToolContext, *, label: str = "s") -> Sequence[ToolDefinition[Any, Any]]:
+        if label == "boom":
+            raise ValueError("label 'boom' is not allowed")
+        return [cls(name=label, description="A session.", action_type=EchoAction, executor=Session(label))]
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    closed.clear()
+    reg = ToolRegistry()
+    reg.register(make_echo_tool())
+    reg.register(SessionTool, name="session")
+    return reg
+
+
+def test_load_names_and_specs(registry: ToolRegistry, tmp_path: Any) -> None:
+    with Toolset.load(["echo", Tool("session", {"label": "a"}), {"name": "session", "params": {"label": "b"}}],
+                      registry=registry, workspace=tmp_path) as tools:
+        assert list(tools) == ["echo", "a", "b"]
+        assert len(tools) == 3 and "a" in tools
+        assert tools.call("a", {"text": "hi"}).text == "a: hi"
+        assert [t["function"]["name"] for t in tools.to_openai_tools()] == ["echo", "a", "b"]
+        assert [t["name"] for t in tools.to_responses_tools(strict=True)] == ["echo", "a", "b"]
+        assert [t["name"] for t in tools.to_anthropic_tools()] == ["echo", "a", "b"]
+        assert [t["name"] for t in tools.to_mcp_tools()] == ["echo", "a", "b"]
+    assert sorted(closed) == ["a", "b"]
+
+
+def test_load_everything_registered(registry: ToolRegistry) -> None:
+    with Toolset.load(registry=registry) as tools:
+        assert sorted(tools) == ["echo", "s"]
+
+
+def test_close_exactly_once_sync_and_async(registry: ToolRegistry) -> None:
+    tools = Toolset.load([Tool("session", {"label": "x"})], registry=registry)
+    tools.close()
+    tools.close()
+    assert closed == ["x"]
+
+    async def main() -> None:
+        async with Toolset.load([Tool("session", {"label": "y"})], registry=registry) as ts:
+            assert (await ts.acall("y", {"text": "z"})).text == "y: z"
+
+    asyncio.run(main())
+    assert closed == ["x", "y"]
+
+
+def test_a_failed_load_closes_what_it_created(registry: ToolRegistry) -> None:
+    with pytest.raises(ToolError, match="label 'boom' is not allowed"):
+        Toolset.load([Tool("session", {"label": "ok"}), Tool("session", {"label": "boom"})], registry=registry)
+    assert closed == ["ok"]
+    with pytest.raises(UnknownToolError):
+        Toolset.load(["session", "nope"], registry=registry)
+    assert closed == ["ok", "s"]
+
+
+def test_unknown_tool_call_is_an_error_observation(registry: ToolRegistry) -> None:
+    with Toolset.load(["echo"], registry=registry) as tools:
+        obs = tools.call("ech", {"text": "x"})
+        assert obs.is_error and obs.text == "There is no tool named 'ech'. Available tools: echo."
+
+
+def test_duplicate_names_in_one_toolset(registry: ToolRegistry) -> None:
+    with pytest.raises(ToolError, match="two tools in one toolset are named 's'"):
+        Toolset.load(["session", "session"], registry=registry)
