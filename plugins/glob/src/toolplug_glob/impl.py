@@ -1,0 +1,222 @@
+"""The glob executor: check the call, list the files, match, sort newest first."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolplug import Observation
+
+from toolplug_glob.definition import GlobAction, GlobObservation
+from toolplug_glob.listing import Listing, ListingOptions, SearchTimeout
+from toolplug_glob.patterns import PatternError, SplitPattern, compile_glob, split_pattern
+from toolplug_glob.ripgrep import find_ripgrep, list_files_rg
+from toolplug_glob.walk import list_files_python
+
+ListFiles = Callable[[Path, ListingOptions], Listing]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A way to list files: its name (shown in reports) and the function."""
+
+    name: str
+    list_files: ListFiles
+
+
+def choose_engine(name: str = "auto") -> Engine:
+    """``ripgrep`` (raises if no ``rg`` is found), ``python``, or ``auto``: the best found."""
+    if name not in ("auto", "ripgrep", "python"):
+        raise ValueError(f"engine must be 'auto', 'ripgrep' or 'python', not {name!r}")
+    rg = find_ripgrep() if name != "python" else None
+    if rg is not None:
+        return Engine("ripgrep", functools.partial(list_files_rg, rg))
+    if name == "ripgrep":
+        raise ValueError(
+            "engine='ripgrep' needs the rg binary: pip install ripgrep, or apt-get install ripgrep"
+        )
+    return Engine("python", list_files_python)
+
+
+@dataclass(frozen=True)
+class GlobSettings:
+    """What a glob tool was created with."""
+
+    workspace: Path
+    home: str
+    default_limit: int
+    include_hidden: bool
+    include_ignored: bool
+    allow_outside_workspace: bool
+    timeout: float
+    engine: Engine
+
+
+class GlobExecutor:
+    """Runs glob calls for one session. It holds no resources; ``close`` does nothing."""
+
+    def __init__(self, settings: GlobSettings) -> None:
+        self.settings = settings
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __call__(self, action: GlobAction) -> Observation:
+        try:
+            return self._search(action)
+        except PatternError as exc:
+            return Observation.error(f"The pattern {action.pattern!r} cannot match: {exc}.")
+        except _Refused as exc:
+            return Observation.error(str(exc))
+        except SearchTimeout as exc:
+            return Observation.error(
+                f"The search for {action.pattern!r} was stopped: {exc}. "
+                "Search a smaller directory (path) or a pattern with a directory part."
+            )
+
+    # -- steps ---------------------------------------------------------------------
+
+    def _search(self, action: GlobAction) -> GlobObservation:
+        settings = self.settings
+        search_dir = self._search_dir(action.path)
+        split = split_pattern(self._expand_home(action.pattern))
+        regex = compile_glob(split.glob)
+        base = self._base(search_dir, split, action.pattern)
+        limit = action.limit or settings.default_limit
+        if not base.is_dir():
+            return self._nothing(action, search_dir, split, base, Listing(files=[]))
+        options = ListingOptions(
+            include_hidden=settings.include_hidden or split.names_hidden,
+            include_ignored=settings.include_ignored,
+            timeout=settings.timeout,
+        )
+        listing = settings.engine.list_files(base, options)
+        matched = [path for path in listing.files if regex.fullmatch(path)]
+        newest = _newest_first(base, matched)
+        if not newest:
+            return self._nothing(action, search_dir, split, base, listing)
+        shown = [_display(search_dir, base, path) for path in newest[:limit]]
+        return GlobObservation.from_text(
+            _report(action.pattern, search_dir, shown, len(newest), listing),
+            files=shown,
+            total=len(newest),
+            truncated=len(newest) > len(shown),
+            search_dir=str(search_dir),
+        )
+
+    def _expand_home(self, text: str) -> str:
+        if text == "~" or text.startswith("~/"):
+            return self.settings.home + text[1:]
+        return os.path.expanduser(text) if text.startswith("~") else text
+
+    def _search_dir(self, path: str | None) -> Path:
+        workspace = self.settings.workspace
+        if not path:
+            return workspace
+        directory = (workspace / self._expand_home(path)).resolve()
+        self._check_inside(directory, f"the path {path!r}")
+        if not directory.exists():
+            raise _Refused(
+                f"The path {path!r} does not exist (looked for {directory}). "
+                "Give an existing directory, or omit path to search the whole workspace."
+            )
+        if not directory.is_dir():
+            raise _Refused(
+                f"The path {path!r} is a file, not a directory. Give its directory as path, "
+                "or omit path to search the whole workspace."
+            )
+        return directory
+
+    def _base(self, search_dir: Path, split: SplitPattern, pattern: str) -> Path:
+        """The directory to walk: the search dir plus the pattern's literal directories."""
+        base = (search_dir / split.prefix).resolve() if split.prefix else search_dir
+        self._check_inside(base, f"the pattern {pattern!r}")
+        return base
+
+    def _check_inside(self, directory: Path, what: str) -> None:
+        workspace = self.settings.workspace
+        if self.settings.allow_outside_workspace or directory.is_relative_to(workspace):
+            return
+        raise _Refused(
+            f"{what[0].upper()}{what[1:]} leads to {directory}, outside the workspace "
+            f"{workspace}. Search inside the workspace: use a relative pattern such as "
+            "'**/*.py' or a path inside it."
+        )
+
+    def _nothing(
+        self,
+        action: GlobAction,
+        search_dir: Path,
+        split: SplitPattern,
+        base: Path,
+        listing: Listing,
+    ) -> GlobObservation:
+        lines = [f"No files match {action.pattern!r} in {search_dir}."]
+        if split.prefix and not base.is_dir():
+            lines.append(f"The directory {str(base)!r} does not exist.")
+        elif "/" not in action.pattern and "**" not in action.pattern:
+            lines.append(
+                f"{action.pattern!r} matches only the top directory's files; "
+                f"use {'**/' + action.pattern!r} to search every level."
+            )
+        skipped = []
+        if not self.settings.include_hidden and not split.names_hidden:
+            skipped.append("hidden")
+        if not self.settings.include_ignored:
+            skipped.append("git-ignored")
+        if skipped:
+            lines.append(f"({' and '.join(skipped).capitalize()} files were not searched.)")
+        lines.extend(_problem_lines(listing))
+        return GlobObservation.from_text("\n".join(lines), search_dir=str(search_dir))
+
+
+class _Refused(Exception):
+    """A call the tool will not run; the message tells the model what to change."""
+
+
+def _newest_first(base: Path, paths: list[str]) -> list[str]:
+    """The paths whose files still exist, most recently modified first, then by name."""
+    prefix = f"{base}{os.sep}"
+    dated: list[tuple[int, str]] = []
+    for path in paths:
+        try:
+            dated.append((-os.stat(prefix + path).st_mtime_ns, path))
+        except OSError:
+            continue  # removed since it was listed
+    dated.sort()
+    return [path for _, path in dated]
+
+
+def _display(search_dir: Path, base: Path, path: str) -> str:
+    """A listed path as the model sees it: relative to the search dir when inside it."""
+    if base == search_dir:
+        return path
+    if base.is_relative_to(search_dir):
+        return f"{base.relative_to(search_dir).as_posix()}/{path}"
+    return f"{base.as_posix()}/{path}"
+
+
+def _report(pattern: str, search_dir: Path, shown: list[str], total: int, listing: Listing) -> str:
+    noun = "file matches" if total == 1 else "files match"
+    head = f"{total:,} {noun} {pattern!r} in {search_dir}, newest first"
+    lines = [f"{head}:" if len(shown) == total else f"{head}; the newest {len(shown):,}:"]
+    lines.extend(shown)
+    if total > len(shown):
+        lines.append(
+            f"({total - len(shown):,} more not shown. Narrow the search with a more specific "
+            "pattern or a path, or ask for a larger limit.)"
+        )
+    lines.extend(_problem_lines(listing))
+    return "\n".join(lines)
+
+
+def _problem_lines(listing: Listing) -> list[str]:
+    if not listing.problems:
+        return []
+    lines = [f"({listing.problems:,} entries could not be read and were skipped, such as:"]
+    lines.extend(f"  {example}" for example in listing.examples)
+    lines[-1] += ")"
+    return lines

@@ -1,0 +1,176 @@
+"""Glob patterns: split off the literal directory part, compile the rest to a regex.
+
+The glob syntax is the shell's with ``globstar``: ``*`` and ``?`` never cross a ``/``,
+``**`` as a whole path segment matches any number of directories (none included),
+``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, ``{a,b}`` are alternatives
+(they may nest and may hold ``/``), and a backslash makes the next character literal.
+A pattern matches paths relative to the directory it is searched in, in full: ``*.py``
+means the ``.py`` files of that directory only, ``**/*.py`` those at any depth.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Characters that make a path segment a pattern rather than a literal name.
+META = frozenset("*?[{\\")
+
+
+class PatternError(ValueError):
+    """A pattern that cannot match anything; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class SplitPattern:
+    """A pattern cut in two: the literal directories in front, the glob after them."""
+
+    #: The literal leading directories (``src/app`` in ``src/app/**/*.py``), or "".
+    prefix: str
+    #: What is matched against paths below the prefix (``**/*.py``).
+    glob: str
+    #: Whether the glob names a hidden file or directory literally (``**/.env``).
+    names_hidden: bool
+
+
+def split_pattern(pattern: str) -> SplitPattern:
+    """Separate the literal leading directories of a relative or absolute pattern.
+
+    The prefix keeps a leading ``/`` (absolute patterns) and may contain ``..``; the
+    caller resolves it. ``.`` segments and repeated slashes are dropped.
+    """
+    if not pattern.strip():
+        raise PatternError("the pattern is empty; give one such as '**/*.py'")
+    if pattern.endswith("/"):
+        raise PatternError(
+            f"the pattern {pattern!r} ends with '/', and this tool lists files only; "
+            f"use {pattern + '**'!r} to list the files inside"
+        )
+    absolute = pattern.startswith("/")
+    segments = [s for s in pattern.split("/") if s not in ("", ".")]
+    if not segments:
+        raise PatternError(f"the pattern {pattern!r} names a directory, not files")
+    literal = 0
+    # The last segment is always part of the glob, so that a literal pattern such as
+    # "src/main.py" still has a file name to match.
+    while literal < len(segments) - 1 and not META.intersection(segments[literal]):
+        literal += 1
+    glob_segments = segments[literal:]
+    if ".." in glob_segments:
+        raise PatternError(
+            f"'..' after a wildcard is not supported in {pattern!r}; "
+            "put the directory in front of the wildcards, or use the path argument"
+        )
+    prefix = "/".join(segments[:literal])
+    if absolute:
+        prefix = "/" + prefix
+    names_hidden = any(s.startswith(".") and s not in (".", "..") for s in glob_segments)
+    return SplitPattern(prefix=prefix, glob="/".join(glob_segments), names_hidden=names_hidden)
+
+
+def compile_glob(glob: str) -> re.Pattern[str]:
+    """Compile a glob (relative, no leading ``/``) to a regex matching whole paths."""
+    return re.compile(_Translator(glob).translate(), re.DOTALL)
+
+
+class _Translator:
+    """A one-pass translation of glob syntax to a regular expression."""
+
+    def __init__(self, glob: str) -> None:
+        self.glob = glob
+        self.pos = 0
+        self.depth = 0  # open {...} groups
+
+    def translate(self) -> str:
+        out: list[str] = []
+        glob = self.glob
+        while self.pos < len(glob):
+            char = glob[self.pos]
+            if char == "*":
+                out.append(self._star())
+                continue
+            self.pos += 1
+            if char == "?":
+                out.append("[^/]")
+            elif char == "[":
+                out.append(self._char_class())
+            elif char == "{":
+                self.depth += 1
+                out.append("(?:")
+            elif char == "," and self.depth:
+                out.append("|")
+            elif char == "}" and self.depth:
+                self.depth -= 1
+                out.append(")")
+            elif char == "}":
+                raise PatternError(
+                    f"'}}' at position {self.pos} of {glob!r} closes no '{{'; "
+                    "escape it as '\\}' to match it literally"
+                )
+            elif char == "\\":
+                if self.pos >= len(glob):
+                    raise PatternError(f"{glob!r} ends with a lone backslash")
+                out.append(re.escape(glob[self.pos]))
+                self.pos += 1
+            else:
+                out.append(re.escape(char))
+        if self.depth:
+            raise PatternError(
+                f"{glob!r} opens a '{{' group that is never closed; "
+                "write alternatives as {a,b}, or escape a literal brace as '\\{'"
+            )
+        return "".join(out)
+
+    def _star(self) -> str:
+        """``*`` within a segment, or ``**`` as a whole segment (any depth)."""
+        glob, start = self.glob, self.pos
+        end = start
+        while end < len(glob) and glob[end] == "*":
+            end += 1
+        self.pos = end
+        if end - start < 2:
+            return "[^/]*"
+        before = glob[start - 1] if start else "/"
+        after = glob[end] if end < len(glob) else ""
+        boundary_before = before in "/{," if start else True
+        if not boundary_before or after not in ("", "/", ",", "}"):
+            return "[^/]*"  # "a**b" is just a star
+        if after == "/":
+            self.pos += 1
+            return "(?:[^/]*/)*"  # zero or more directories
+        return ".*"  # the rest of the path, at any depth
+
+    def _char_class(self) -> str:
+        """``[...]`` after its ``[``: a class that never matches ``/``."""
+        glob, start = self.glob, self.pos
+        pos = start
+        negate = pos < len(glob) and glob[pos] in "!^"
+        if negate:
+            pos += 1
+        items: list[str] = []
+        first = True
+        while pos < len(glob) and (glob[pos] != "]" or first):
+            char = glob[pos]
+            if char == "\\" and pos + 1 < len(glob):
+                pos += 1
+                char = glob[pos]
+            if pos + 2 < len(glob) and glob[pos + 1] == "-" and glob[pos + 2] != "]":
+                low, high = char, glob[pos + 2]
+                if low > high:
+                    raise PatternError(
+                        f"the range [{low}-{high}] in {glob!r} is backwards; write [{high}-{low}]"
+                    )
+                items.append(f"{re.escape(low)}-{re.escape(high)}")
+                pos += 3
+            else:
+                items.append(re.escape(char))
+                pos += 1
+            first = False
+        if pos >= len(glob):
+            raise PatternError(
+                f"'[' at position {start} of {glob!r} is never closed; "
+                "close the class with ']' or escape it as '\\['"
+            )
+        self.pos = pos + 1
+        body = "".join(items)
+        return f"[^/{body}]" if negate else f"(?![/])[{body}]"

@@ -1,0 +1,122 @@
+"""The portable engine: ``os.scandir`` and ``pathspec``, for when no ``rg`` is found.
+
+It keeps the same files as the ripgrep engine: ignore files (``.gitignore``,
+``.ignore``, ``.rgignore`` and ``.git/info/exclude``) apply in the searched directory,
+below it and in its parent directories, with gitignore's precedence (the deeper file
+wins, a later line wins within a file, ``!`` re-includes); hidden entries are skipped;
+symbolic links are followed, and a link back to a directory being walked is reported
+and not entered.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from toolplug_glob.listing import Listing, ListingOptions, SearchTimeout
+
+#: Ignore files read in each directory, lowest precedence first (as in ripgrep).
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+_KEPT_PROBLEMS = 5
+
+
+@dataclass(frozen=True)
+class _IgnoreLevel:
+    """The ignore rules of one directory, and how to name a path relative to it."""
+
+    spec: GitIgnoreSpec
+    #: Prefix of the listed path that lies above this level's directory.
+    strip: str = ""
+    #: Path from this level's directory down to the searched one (for parent levels).
+    prepend: str = ""
+
+    def decides(self, rel: str, is_dir: bool) -> bool | None:
+        """True if ignored here, False if re-included with '!', None if not mentioned."""
+        key = self.prepend + rel[len(self.strip) :] + ("/" if is_dir else "")
+        return self.spec.check_file(key).include
+
+
+def _read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
+    """The ignore rules written in one directory, or None when it has none."""
+    candidates = [os.path.join(".git", "info", "exclude"), *IGNORE_FILES]
+    lines: list[str] = []
+    for name in candidates:
+        if names is not None and name.split(os.sep, 1)[0] not in names:
+            continue
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
+                lines.extend(f.read().splitlines())
+        except OSError:
+            continue
+    return GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _parent_levels(base: Path) -> list[_IgnoreLevel]:
+    """The ignore rules of every directory above ``base``, outermost first."""
+    levels: list[_IgnoreLevel] = []
+    for parent in reversed(base.parents):
+        spec = _read_rules(str(parent))
+        if spec is not None:
+            levels.append(_IgnoreLevel(spec, prepend=base.relative_to(parent).as_posix() + "/"))
+    return levels
+
+
+def _is_ignored(levels: list[_IgnoreLevel], rel: str, is_dir: bool) -> bool:
+    for level in reversed(levels):
+        decision = level.decides(rel, is_dir)
+        if decision is not None:
+            return decision
+    return False
+
+
+def list_files_python(base: Path, options: ListingOptions) -> Listing:
+    """Every file below ``base`` that the ignore and hidden rules keep, relative to it."""
+    deadline = time.monotonic() + options.timeout
+    use_ignores = not options.include_ignored
+    files: list[str] = []
+    problems: list[str] = []
+    root = os.stat(base)
+    levels = _parent_levels(base) if use_ignores else []
+    # Each entry: directory, its path relative to base ("" or "a/b/"), the ignore levels
+    # in force there, and the (device, inode) of it and its ancestors (loop detection).
+    stack = [(str(base), "", levels, frozenset({(root.st_dev, root.st_ino)}))]
+    while stack:
+        if time.monotonic() > deadline:
+            raise SearchTimeout(options.timeout)
+        directory, rel, levels, ancestors = stack.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = list(scan)
+        except OSError as exc:
+            problems.append(f"{rel or '.'}: {exc.strerror or exc}")
+            continue
+        if use_ignores:
+            spec = _read_rules(directory, {e.name for e in entries})
+            if spec is not None:
+                levels = [*levels, _IgnoreLevel(spec, strip=rel)]
+        for entry in entries:
+            if not options.include_hidden and entry.name.startswith("."):
+                continue
+            child = rel + entry.name
+            try:
+                if entry.is_dir():
+                    if use_ignores and _is_ignored(levels, child, True):
+                        continue
+                    info = entry.stat()
+                    key = (info.st_dev, info.st_ino)
+                    if key in ancestors:
+                        problems.append(f"{child}: file system loop (a link to a parent)")
+                        continue
+                    stack.append((entry.path, child + "/", levels, ancestors | {key}))
+                elif entry.is_file():
+                    if not (use_ignores and _is_ignored(levels, child, False)):
+                        files.append(child)
+                elif entry.is_symlink():
+                    problems.append(f"{child}: broken symbolic link")
+            except OSError as exc:
+                problems.append(f"{child}: {exc.strerror or exc}")
+    return Listing(files=files, problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
