@@ -1,0 +1,264 @@
+"""Finding and reading an MCP configuration in the standard ``mcpServers`` format.
+
+The format is the one Claude Desktop, Cursor and FastMCP write::
+
+    {"mcpServers": {
+        "time": {"command": "mcp-server-time", "args": [], "env": {}, "cwd": "."},
+        "docs": {"url": "https://example.com/mcp", "headers": {"X-Key": "..."}}
+    }}
+
+This module imports no MCP library: it only reads JSON and checks it, so that a host
+without MCP servers pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Environment variable naming a configuration file.
+CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
+#: Where a workspace keeps its configuration, relative to the workspace.
+WORKSPACE_CONFIG = Path(".toolplug") / "mcp.json"
+
+# What a stdio server inherits from the host besides its own "env" (the MCP SDK's
+# choice too: secrets in the host's environment are not handed to every server).
+INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR")
+
+_TRANSPORTS = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamable_http": "http",
+    "sse": "sse",
+}
+_ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ConfigError(ValueError):
+    """The MCP configuration cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """One configured MCP server, checked and with every default filled in."""
+
+    name: str
+    transport: str  # "stdio", "http" or "sse"
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+    init_timeout: float = 30.0
+    disabled: bool = False
+
+    def describe(self) -> str:
+        """What runs: the command line or the URL."""
+        if self.transport == "stdio":
+            return " ".join([self.command or "", *self.args])
+        return f"{self.url} ({self.transport})"
+
+    def make_transport(self) -> Any:
+        """The fastmcp client transport for this server (imports fastmcp)."""
+        if self.transport == "stdio":
+            from fastmcp.client.transports import StdioTransport
+
+            # keep_alive=False: closing the client ends the server process.
+            return StdioTransport(
+                command=self.command or "",
+                args=list(self.args),
+                env=dict(self.env),
+                cwd=self.cwd,
+                keep_alive=False,
+            )
+        if self.transport == "sse":
+            from fastmcp.client.transports import SSETransport
+
+            return SSETransport(self.url or "", headers=dict(self.headers))
+        from fastmcp.client.transports import StreamableHttpTransport
+
+        return StreamableHttpTransport(self.url or "", headers=dict(self.headers))
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A configuration and where it came from (for messages and ``toolplug mcp list``)."""
+
+    servers: list[ServerSpec]
+    source: str
+
+
+def find_config(
+    config: Any, env: Mapping[str, str], workspace: Path
+) -> tuple[dict[str, Any], str] | None:
+    """The raw configuration and its source, or ``None`` when there is none anywhere.
+
+    Looked for in order: ``config`` (a mapping, or the path of a JSON file), the file
+    named by ``TOOLPLUG_MCP_CONFIG``, then ``.toolplug/mcp.json`` in the workspace.
+    """
+    if config is not None:
+        if isinstance(config, Mapping):
+            return dict(config), "the 'config' param"
+        if isinstance(config, (str, Path)):
+            return _read_file(_resolve(config, workspace)), f"file {config}"
+        raise ConfigError(
+            f"the 'config' param must be an mcpServers mapping or a file path, "
+            f"not {type(config).__name__}"
+        )
+    named = env.get(CONFIG_ENV_VAR)
+    if named:
+        return _read_file(_resolve(named, workspace)), f"{CONFIG_ENV_VAR}={named}"
+    local = workspace / WORKSPACE_CONFIG
+    if local.is_file():
+        return _read_file(local), str(local)
+    return None
+
+
+def load_config(
+    config: Any,
+    *,
+    env: Mapping[str, str],
+    workspace: Path,
+    timeout: float,
+    init_timeout: float,
+) -> LoadedConfig | None:
+    """Find the configuration and check every server in it (``None`` when there is none)."""
+    found = find_config(config, env, workspace)
+    if found is None:
+        return None
+    raw, source = found
+    servers = parse_servers(
+        raw, env=env, workspace=workspace, timeout=timeout, init_timeout=init_timeout
+    )
+    return LoadedConfig(servers, source)
+
+
+def parse_servers(
+    raw: Mapping[str, Any],
+    *,
+    env: Mapping[str, str],
+    workspace: Path,
+    timeout: float = 60.0,
+    init_timeout: float = 30.0,
+) -> list[ServerSpec]:
+    """Check an ``{"mcpServers": {...}}`` mapping and turn each entry into a spec."""
+    servers = raw.get("mcpServers", raw.get("servers"))
+    if servers is None:
+        unknown = ", ".join(sorted(raw)) or "nothing"
+        raise ConfigError(f"an MCP configuration needs an 'mcpServers' object (found: {unknown})")
+    if not isinstance(servers, Mapping):
+        raise ConfigError("'mcpServers' must be an object mapping server names to servers")
+    return [
+        _parse_server(str(name), entry, env, workspace, timeout, init_timeout)
+        for name, entry in servers.items()
+    ]
+
+
+def _parse_server(
+    name: str,
+    entry: Any,
+    env: Mapping[str, str],
+    workspace: Path,
+    timeout: float,
+    init_timeout: float,
+) -> ServerSpec:
+    where = f"MCP server '{name}'"
+    if not isinstance(entry, Mapping):
+        raise ConfigError(f"{where}: expected an object, got {type(entry).__name__}")
+    kind = entry.get("transport") or entry.get("type")
+    if kind is None:
+        kind = "stdio" if "command" in entry else _transport_from_url(entry.get("url"))
+    if kind not in _TRANSPORTS:
+        raise ConfigError(f"{where}: unknown transport {kind!r}; use stdio, http or sse")
+    transport = _TRANSPORTS[kind]
+    # The standard format gives a server's timeout in milliseconds.
+    server_timeout = _number(entry.get("timeout"), where, "timeout")
+    common: dict[str, Any] = {
+        "name": name,
+        "transport": transport,
+        "timeout": server_timeout / 1000 if server_timeout else timeout,
+        "init_timeout": init_timeout,
+        "disabled": bool(entry.get("disabled", False)),
+    }
+    if transport == "stdio":
+        command = entry.get("command")
+        if not isinstance(command, str) or not command:
+            raise ConfigError(f"{where}: a stdio server needs a 'command' string")
+        args = entry.get("args") or []
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"{where}: 'args' must be a list of strings")
+        own_env = _string_map(entry.get("env"), where, "env")
+        child_env = {k: env[k] for k in INHERITED_ENV if k in env}
+        child_env.update({k: _expand(v, env) for k, v in own_env.items()})
+        cwd = entry.get("cwd")
+        return ServerSpec(
+            command=command,
+            args=tuple(args),
+            env=child_env,
+            cwd=str(_resolve(cwd, workspace)) if cwd else str(workspace),
+            **common,
+        )
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}: a remote server needs an http(s) 'url'")
+    headers = {k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()}
+    auth = entry.get("auth")
+    if isinstance(auth, str) and auth and auth != "oauth":
+        headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")
+    return ServerSpec(url=url, headers=headers, **common)
+
+
+def _transport_from_url(url: Any) -> str:
+    if isinstance(url, str) and re.search(r"/sse(/|\?|$)", url):
+        return "sse"
+    return "http"
+
+
+def _number(value: Any, where: str, key: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{where}: '{key}' must be a positive number of milliseconds")
+    return float(value)
+
+
+def _string_map(value: Any, where: str, key: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: '{key}' must be an object of strings")
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    """Replace ``${VAR}`` and ``${env:VAR}`` by the host's value (empty when unset)."""
+    return _ENV_REF.sub(lambda m: env.get(m.group(1), ""), value)
+
+
+def _resolve(path: str | Path, workspace: Path) -> Path:
+    resolved = Path(os.path.expanduser(str(path)))
+    return resolved if resolved.is_absolute() else workspace / resolved
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the MCP configuration {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"the MCP configuration {path} is not valid JSON: {exc.msg} at line {exc.lineno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"the MCP configuration {path} must hold a JSON object")
+    return data

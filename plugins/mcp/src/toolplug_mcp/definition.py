@@ -1,0 +1,204 @@
+"""MCP server tools as toolplug tools: the action, the definition, and the ``mcp`` factory."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict
+from toolplug import Action, ArgumentError, ToolAnnotations, ToolContext, ToolDefinition
+from toolplug.arguments import parse_arguments
+from toolplug.errors import ToolError
+from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
+
+from toolplug_mcp import loop
+from toolplug_mcp.config import load_config
+from toolplug_mcp.connection import ServerConnection, ServerPool
+from toolplug_mcp.impl import McpExecutor
+from toolplug_mcp.names import exported_name
+from toolplug_mcp.results import McpObservation
+from toolplug_mcp.schemas import (
+    allows_null,
+    describe_errors,
+    describe_parameters,
+    expects_structure,
+    export_output_schema,
+    export_schema,
+    make_validator,
+)
+
+#: The ``_meta`` key under which an exported tool names its server and original tool.
+META_KEY = "toolplug/mcp"
+
+
+class McpArguments(Action):
+    """The arguments of an MCP tool, validated against the server's ``inputSchema``.
+
+    The fields are the server's, so they are kept as extra fields; each tool gets a
+    subclass whose :meth:`model_json_schema` is that server schema.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    server_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The server's input schema (as exported)."""
+        return copy.deepcopy(cls.server_schema)
+
+    def arguments(self) -> dict[str, Any]:
+        """The arguments as they are sent to the server."""
+        return dict(self.model_extra or {})
+
+
+class McpTool(ToolDefinition[McpArguments, McpObservation]):
+    """One tool of one MCP server.
+
+    The exported input schema is the server's own (cleaned only of what providers
+    reject); arguments are validated against it with ``jsonschema`` before the call.
+    """
+
+    def __init__(self, *, name: str, remote: Any, connection: ServerConnection, pool: ServerPool) -> None:
+        wire = remote.model_dump(mode="json", by_alias=True, exclude_none=True)
+        raw_input = wire.get("inputSchema") or {"type": "object", "properties": {}}
+        exported = export_schema(raw_input)
+        action_type = type(
+            f"McpArguments_{name}", (McpArguments,), {"server_schema": exported}
+        )
+        meta = {**(wire.get("_meta") or {}), META_KEY: {"server": connection.spec.name, "tool": remote.name}}
+        super().__init__(
+            name=name,
+            description=wire.get("description") or f"Tool '{remote.name}' of MCP server '{connection.spec.name}'.",
+            action_type=action_type,
+            observation_type=McpObservation,
+            executor=McpExecutor(pool, connection, remote.name),
+            annotations=_annotations(wire.get("annotations")),
+            title=wire.get("title"),
+            meta=meta,
+        )
+        self.server = connection.spec.name
+        self.remote_name: str = remote.name
+        self._input_schema = exported
+        self._output_schema = export_output_schema(wire.get("outputSchema"))
+        self._validator = make_validator(raw_input)
+
+    def input_schema(self, *, security_risk: bool = False) -> dict[str, Any]:
+        """The server's input schema, as every provider accepts it."""
+        schema = copy.deepcopy(self._input_schema)
+        if security_risk and not self.read_only:
+            schema = with_security_risk(schema)
+        return schema
+
+    def output_schema(self) -> dict[str, Any] | None:
+        """The server's ``outputSchema``, if it declared one."""
+        return copy.deepcopy(self._output_schema)
+
+    def parse_action(self, arguments: Any) -> tuple[McpArguments, list[str]]:
+        """Decode, repair what is unambiguous, and validate against the server's schema."""
+        data, notes = parse_arguments(arguments)
+        data.pop(SECURITY_RISK_FIELD, None)
+        data = self._repair(data, notes)
+        problems = describe_errors(self._validator, data)
+        if problems:
+            raise ArgumentError(
+                "\n".join(
+                    ["Invalid arguments:", *problems, "The parameters are:", describe_parameters(self._input_schema)]
+                )
+            )
+        return self.action_type.model_validate(data), notes
+
+    def _repair(self, data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+        """Fix the mistakes whose fix is certain, saying so in ``notes``.
+
+        A ``null`` for an optional field that takes no null means "not given" (that is
+        how OpenAI strict mode sends it); a JSON string where an object or array belongs
+        is decoded; an unknown key is dropped when the schema allows no extra keys.
+        """
+        props: dict[str, Any] = self._input_schema.get("properties", {})
+        required = set(self._input_schema.get("required", []))
+        closed = self._input_schema.get("additionalProperties") is False
+        fixed: dict[str, Any] = {}
+        for key, value in data.items():
+            prop = props.get(key)
+            if prop is None and props and closed:
+                notes.append(f"ignored the unknown argument '{key}'")
+                continue
+            if value is None and key not in required and not allows_null(prop):
+                notes.append(f"'{key}' was null; left it out so the server uses its default")
+                continue
+            if isinstance(value, str) and expects_structure(prop):
+                try:
+                    decoded = json.loads(value)
+                except json.JSONDecodeError:
+                    decoded = None
+                if isinstance(decoded, (dict, list)):
+                    notes.append(f"'{key}' was a JSON string; parsed it")
+                    value = decoded
+            fixed[key] = value
+        return fixed
+
+
+def _annotations(raw: Any) -> ToolAnnotations | None:
+    if not isinstance(raw, dict):
+        return None
+    known = {k: v for k, v in raw.items() if k in ToolAnnotations.model_fields}
+    return ToolAnnotations(**known)
+
+
+def build_tools(pool: ServerPool) -> list[McpTool]:
+    """One definition per tool of every connected server in the pool.
+
+    Names are prefixed with the server's key when several servers are configured.
+    """
+    enabled = [c for c in pool.connections.values() if not c.spec.disabled]
+    prefixed = len(enabled) > 1
+    taken: set[str] = set()
+    tools = []
+    for conn in enabled:
+        for remote in conn.tools:
+            name = exported_name(conn.spec.name if prefixed else None, remote.name, taken)
+            tools.append(McpTool(name=name, remote=remote, connection=conn, pool=pool))
+    return tools
+
+
+def mcp_tools(
+    context: ToolContext,
+    *,
+    config: Any = None,
+    timeout: float = 60.0,
+    init_timeout: float = 30.0,
+) -> list[ToolDefinition[Any, Any]]:
+    """The ``mcp`` factory: one tool per tool of every configured MCP server.
+
+    ``config`` is an ``{"mcpServers": {...}}`` mapping or a JSON file's path; without
+    it, ``TOOLPLUG_MCP_CONFIG`` names the file, else ``.toolplug/mcp.json`` in the
+    workspace is read, else there are no servers and no tools. ``timeout`` is the
+    default per-call timeout in seconds (a server's own ``timeout``, in milliseconds as
+    the format has it, wins); ``init_timeout`` bounds each server's start.
+    """
+    if timeout <= 0 or init_timeout <= 0:
+        raise ValueError("timeout and init_timeout must be positive numbers of seconds")
+    loaded = load_config(
+        config,
+        env=context.env,
+        workspace=context.workspace,
+        timeout=timeout,
+        init_timeout=init_timeout,
+    )
+    if loaded is None:
+        return []
+    pool = ServerPool(loaded.servers, loaded.source)
+    try:
+        loop.run(pool.start(), timeout=init_timeout + 30)
+        tools = build_tools(pool)
+    except BaseException:
+        pool.close()
+        raise
+    if not tools:
+        failed = [c for c in pool.connections.values() if c.status == "failed"]
+        pool.close()
+        if failed:
+            reasons = "; ".join(f"{c.spec.name}: {c.error}" for c in failed)
+            raise ToolError(f"no MCP server of {loaded.source} could be started ({reasons})")
+    return list(tools)
