@@ -1,0 +1,38 @@
+"""toolplug-file-editor: view, create and edit files exactly, with undo, and never lose a byte.
+
+Enable the ``file_editor`` entry point; the tool is ``file_editor``, also reachable as
+``str_replace_editor`` and ``str_replace_based_edit_tool``, the names Anthropic's
+editor uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolplug import hookimpl  # type: ignore[attr-defined]
+
+from toolplug_file_editor.definition import (
+    FileEditorAction,
+    FileEditorObservation,
+    FileEditorTool,
+)
+from toolplug_file_editor.impl import FileEditorExecutor, Settings
+
+__all__ = [
+    "FileEditorAction",
+    "FileEditorExecutor",
+    "FileEditorObservation",
+    "FileEditorTool",
+    "Settings",
+    "register_tools",
+]
+
+#: Other names the tool answers to: those of Anthropic's built-in editor.
+ALIASES = ("str_replace_editor", "str_replace_based_edit_tool")
+
+
+@hookimpl
+def register_tools(register: Callable[..., Any]) -> None:
+    """Register the ``file_editor`` tool and its aliases."""
+    register(FileEditorTool, name="file_editor", aliases=list(ALIASES))

@@ -1,0 +1,450 @@
+"""The executor: carries out each command on real files, safely."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolplug.content import ImageContent, TextContent
+from toolplug.definition import ToolExecutor
+from toolplug.model import Observation
+
+from toolplug_file_editor import editing, paths, render, textfile, viewing
+from toolplug_file_editor.atomic import write_atomic
+from toolplug_file_editor.definition import FileEditorAction, FileEditorObservation
+from toolplug_file_editor.errors import EditorError
+from toolplug_file_editor.history import History, Step, fingerprint
+
+# The optional fields each command reads; any other one sent is reported as ignored.
+_FIELDS_USED = {
+    "view": {"view_range"},
+    "create": {"file_text"},
+    "str_replace": {"old_str", "new_str"},
+    "insert": {"insert_line", "new_str", "insert_text"},
+    "undo_edit": set(),
+}
+_OPTIONAL_FIELDS = ("view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The limits and permissions of one editor (the tool's params)."""
+
+    max_file_size: int
+    allow_outside_workspace: bool
+    max_view_chars: int
+    undo_depth: int
+    max_image_size: int
+
+    @property
+    def line_limit(self) -> int:
+        """The most characters of one line that `view` shows."""
+        return max(100, self.max_view_chars // 8)
+
+
+@dataclass
+class _Loaded:
+    """A file read for editing: its bytes' text and format, and its stat."""
+
+    text: str
+    fmt: textfile.TextFormat
+    info: os.stat_result
+
+
+class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
+    """Runs editor commands in one workspace and keeps the undo history of its edits.
+
+    Calls are serialised by a lock, so an editor shared by threads never interleaves
+    two edits of one file.
+    """
+
+    def __init__(self, workspace: Path, settings: Settings) -> None:
+        self.workspace = Path(os.path.realpath(workspace))
+        self.settings = settings
+        self.history = History(depth=settings.undo_depth)
+        self._lock = threading.Lock()
+
+    def __call__(self, action: FileEditorAction) -> Observation:
+        """Run one command; a refusal or failure comes back as an error observation."""
+        notes = _ignored_fields(action)
+        try:
+            with self._lock:
+                observation = self._run(action)
+        except EditorError as exc:
+            observation = Observation.error(str(exc))
+        except OSError as exc:
+            observation = Observation.error(
+                f"{action.path}: {exc.strerror or exc}. Nothing was changed."
+            )
+        if notes:
+            note = TextContent(text="Note: " + " ".join(notes))
+            observation.content.append(note)
+        return observation
+
+    def close(self) -> None:
+        """Forget the undo history."""
+        self.history.clear()
+
+    def _run(self, action: FileEditorAction) -> Observation:
+        real = paths.resolve(
+            action.path, self.workspace, allow_outside=self.settings.allow_outside_workspace
+        )
+        command = action.command
+        if command == "view":
+            return self._view(action, real)
+        if command == "create":
+            return self._create(action, real)
+        if command == "str_replace":
+            return self._str_replace(action, real)
+        if command == "insert":
+            return self._insert(action, real)
+        return self._undo(action, real)
+
+    def _shown(self, real: Path) -> str:
+        return paths.display(real, self.workspace)
+
+    def _result(
+        self, action: FileEditorAction, real: Path, text: str, diff: str | None = None
+    ) -> FileEditorObservation:
+        return FileEditorObservation(
+            content=[TextContent(text=text)], command=action.command, path=str(real), diff=diff
+        )
+
+    # -- view ------------------------------------------------------------------------
+
+    def _view(self, action: FileEditorAction, real: Path) -> Observation:
+        if real.is_dir():
+            if action.view_range is not None:
+                raise EditorError(
+                    f"{action.path} is a directory; `view_range` applies to files only."
+                )
+            listing = viewing.list_directory(real, action.path, self.settings.max_view_chars)
+            return self._result(action, real, listing)
+        info = self._regular_file(action.path, real)
+        with open(real, "rb") as handle:
+            head = handle.read(textfile.SNIFF_BYTES)
+        mime = textfile.image_type(head)
+        if mime is not None:
+            return self._view_image(action, real, mime, info.st_size)
+        if textfile.is_binary(head):
+            raise EditorError(
+                f"{action.path} is a binary file (it contains NUL bytes); the editor views "
+                "and edits text files and png, jpeg, gif and webp images only."
+            )
+        first, last = self._view_range(action.view_range)
+        found = viewing.read_lines(
+            real,
+            textfile.guess_format(head),
+            first,
+            last,
+            line_limit=self.settings.line_limit,
+            budget=self.settings.max_view_chars,
+        )
+        return self._result(
+            action, real, self._render_lines(action, real, info, first, last, found)
+        )
+
+    def _view_image(
+        self, action: FileEditorAction, real: Path, mime: str, size: int
+    ) -> Observation:
+        if action.view_range is not None:
+            raise EditorError(f"{action.path} is an image; `view_range` applies to text files.")
+        if size > self.settings.max_image_size:
+            raise EditorError(
+                f"{action.path} is an image of {size} bytes, over the limit of "
+                f"{self.settings.max_image_size} bytes (max_image_size) for showing images."
+            )
+        image = ImageContent.from_bytes(real.read_bytes(), mime)
+        caption = TextContent(text=f"{action.path}: {mime} image, {size} bytes.")
+        return FileEditorObservation(content=[caption, image], command="view", path=str(real))
+
+    @staticmethod
+    def _view_range(view_range: list[int] | None) -> tuple[int, int | None]:
+        if view_range is None:
+            return 1, None
+        first, last = view_range
+        if first < 1:
+            raise EditorError(
+                f"`view_range` starts at {first}, but lines are numbered from 1. "
+                "Send [start, end] with start >= 1."
+            )
+        if last == -1:
+            return first, None
+        if last < first:
+            raise EditorError(
+                f"`view_range` [{first}, {last}] ends before it starts. Send [start, end] "
+                "with end >= start, or end -1 for the rest of the file."
+            )
+        return first, last
+
+    def _render_lines(
+        self,
+        action: FileEditorAction,
+        real: Path,
+        info: os.stat_result,
+        first: int,
+        last: int | None,
+        found: viewing.Lines,
+    ) -> str:
+        lines = found.lines
+        if not lines:
+            if found.seen == 0:
+                return f"{action.path} is empty."
+            raise EditorError(
+                f"`view_range` starts at line {first}, but {action.path} has only "
+                f"{found.seen} line(s). Use a start between 1 and {found.seen}."
+            )
+        limit = self.settings.line_limit
+        body = "\n".join(
+            f"{line.number:6}\t{line.text}"
+            + (f" [... {line.length - len(line.text)} more characters]" if line.cut else "")
+            for line in lines
+        )
+        shown_last = lines[-1].number
+        notes = []
+        if found.fmt != textfile.TextFormat("utf-8"):
+            notes.append(f"The file is decoded as {found.fmt.label}.")
+        if any(line.cut for line in lines):
+            notes.append(
+                f"Lines longer than {limit} characters are cut; the editor shows at most "
+                f"{limit} characters of a line."
+            )
+        if not found.at_end and (last is None or shown_last < last):
+            step = max(shown_last - first + 1, 1)
+            total = self._total_lines(real, info, found.fmt)
+            of = f" of {total}" if total is not None else ""
+            notes.append(
+                f"The output was cut after line {shown_last}{of} to stay within "
+                f"{self.settings.max_view_chars} characters. To see more, view with "
+                f"`view_range` [{shown_last + 1}, {shown_last + step}]."
+            )
+        elif last is not None and found.at_end and found.seen < last:
+            notes.append(f"The file ends at line {found.seen}.")
+        return body + "".join(f"\n[{note}]" for note in notes)
+
+    def _total_lines(
+        self, real: Path, info: os.stat_result, fmt: textfile.TextFormat
+    ) -> int | None:
+        """The file's line count when it is cheap enough to count."""
+        if not fmt.ascii_compatible or info.st_size > self.settings.max_file_size:
+            return None
+        return viewing.count_lines(real)
+
+    # -- create ----------------------------------------------------------------------
+
+    def _create(self, action: FileEditorAction, real: Path) -> Observation:
+        if action.file_text is None:
+            raise EditorError(
+                "The `create` command needs `file_text`: the whole content of the new file "
+                '(send "" for an empty file).'
+            )
+        if real.is_dir():
+            raise EditorError(f"{action.path} is a directory; `create` makes files.")
+        if os.path.lexists(real):
+            raise EditorError(
+                f"{action.path} already exists, and `create` never overwrites a file. To "
+                "change it, `view` it and then use `str_replace` or `insert`."
+            )
+        data = textfile.TextFormat().encode(action.file_text)
+        self._check_size(action.path, len(data), "The new file would be")
+        made = _make_parents(real.parent)
+        try:
+            write_atomic(real, data, mode=None, exclusive=True)
+        except EditorError:
+            _remove_empty(made)
+            raise
+        step = Step(textfile.TextFormat(), fingerprint(data), created=True, made_dirs=made)
+        self.history.push(real, step)
+        lines = textfile.line_count(action.file_text)
+        message = f"Created {action.path} ({lines} lines, {len(data)} bytes)."
+        if made:
+            folders = ", ".join(self._shown(folder) for folder in reversed(made))
+            message += f" Made the missing folder(s) {folders}."
+        return self._result(action, real, message)
+
+    # -- str_replace and insert ------------------------------------------------------
+
+    def _str_replace(self, action: FileEditorAction, real: Path) -> Observation:
+        if not action.old_str:
+            raise EditorError(
+                "The `str_replace` command needs `old_str`: the exact text to replace, "
+                "copied from the file with its whitespace."
+            )
+        loaded = self._load(action.path, real)
+        splice = editing.plan_replace(
+            loaded.text, action.old_str, action.new_str or "", action.path
+        )
+        return self._commit(action, real, loaded, splice)
+
+    def _insert(self, action: FileEditorAction, real: Path) -> Observation:
+        text = action.new_str if action.new_str is not None else action.insert_text
+        both = action.new_str is not None and action.insert_text is not None
+        if both and action.new_str != action.insert_text:
+            raise EditorError(
+                "`new_str` and `insert_text` are both given and differ; send the lines "
+                "to insert in one of them."
+            )
+        if action.insert_line is None:
+            raise EditorError(
+                "The `insert` command needs `insert_line`: the line after which to insert "
+                "(0 inserts at the top)."
+            )
+        if not text:
+            raise EditorError(
+                "The `insert` command needs `new_str` (or `insert_text`): the lines to insert."
+            )
+        loaded = self._load(action.path, real)
+        newline = textfile.newline_of(loaded.text)
+        splice = editing.plan_insert(loaded.text, action.insert_line, text, newline)
+        return self._commit(action, real, loaded, splice)
+
+    def _commit(
+        self, action: FileEditorAction, real: Path, loaded: _Loaded, splice: editing.Splice
+    ) -> Observation:
+        new_text = splice.apply(loaded.text)
+        data = loaded.fmt.encode(new_text)
+        self._check_size(action.path, len(data), "After this edit the file would be")
+        self._write(real, data, loaded.info)
+        removed = loaded.text[splice.start : splice.end]
+        step = Step(loaded.fmt, fingerprint(data), splice.start, len(splice.new), removed)
+        self.history.push(real, step)
+        return self._show_change(action, real, loaded.text, new_text, splice, "Edited")
+
+    def _show_change(
+        self,
+        action: FileEditorAction,
+        real: Path,
+        old_text: str,
+        new_text: str,
+        splice: editing.Splice,
+        verb: str,
+    ) -> Observation:
+        limit = self.settings.max_view_chars // 2
+        end = splice.start + len(splice.new)
+        snippet = render.snippet(new_text, splice.start, end, limit)
+        diff = render.unified_diff(old_text, new_text, splice, self._shown(real), limit)
+        message = (
+            f"{verb} {action.path}. The lines around the change, numbered as `view` shows "
+            f"them:\n{snippet}\n\nThe change:\n{diff}"
+        )
+        if action.command != "undo_edit":
+            message += "\n\nCheck it is what you meant; `undo_edit` reverts it."
+        return self._result(action, real, message, diff=diff)
+
+    # -- undo_edit -------------------------------------------------------------------
+
+    def _undo(self, action: FileEditorAction, real: Path) -> Observation:
+        step = self.history.last(real)
+        if step is None:
+            raise EditorError(
+                f"There is no edit of {action.path} to undo. The editor keeps the last "
+                f"{self.settings.undo_depth} edits of each file it changed in this session."
+            )
+        if not real.is_file():
+            self.history.drop_last(real)
+            raise EditorError(f"{action.path} no longer exists, so its last edit cannot be undone.")
+        data = real.read_bytes()
+        if fingerprint(data) != step.after:
+            raise EditorError(
+                f"{action.path} was changed by something other than this editor since its "
+                "last edit, so undo is refused: it would throw those changes away. View the "
+                "file and edit it back with `str_replace`."
+            )
+        if step.created:
+            real.unlink()
+            _remove_empty(step.made_dirs)
+            self.history.drop_last(real)
+            return self._result(
+                action, real, f"Undid the creation of {action.path}: the file was removed."
+            )
+        text = data[len(step.fmt.bom) :].decode(step.fmt.encoding)
+        revert = editing.Splice(step.start, step.start + step.inserted, step.removed)
+        restored = revert.apply(text)
+        self._write(real, step.fmt.encode(restored), os.stat(real))
+        self.history.drop_last(real)
+        left = self.history.steps_of(real)
+        observation = self._show_change(
+            action, real, text, restored, revert, "Undid the last edit of"
+        )
+        observation.content.append(
+            TextContent(text=f"{left} earlier edit(s) of this file can still be undone.")
+        )
+        return observation
+
+    # -- shared ----------------------------------------------------------------------
+
+    def _regular_file(self, raw: str, real: Path) -> os.stat_result:
+        try:
+            info = os.stat(real)
+        except FileNotFoundError:
+            raise EditorError(paths.missing_path_message(raw, real, self.workspace)) from None
+        if stat.S_ISDIR(info.st_mode):
+            raise EditorError(f"{raw} is a directory; this command works on files.")
+        if not stat.S_ISREG(info.st_mode):
+            raise EditorError(
+                f"{raw} is not a regular file (a device, pipe or socket); the editor "
+                "works on regular files only."
+            )
+        return info
+
+    def _load(self, raw: str, real: Path) -> _Loaded:
+        info = self._regular_file(raw, real)
+        self._check_size(raw, info.st_size, "It is")
+        data = real.read_bytes()
+        if textfile.image_type(data[:16]) is not None:
+            raise EditorError(f"{raw} is an image; the editor edits text files only.")
+        try:
+            text, fmt = textfile.decode(data)
+        except EditorError as exc:
+            raise EditorError(f"{raw}: {exc}") from None
+        return _Loaded(text, fmt, info)
+
+    def _check_size(self, raw: str, size: int, what: str) -> None:
+        limit = self.settings.max_file_size
+        if size > limit:
+            raise EditorError(
+                f"{raw} is too large to edit. {what} {_size(size)}, over the editor's limit "
+                f"of {_size(limit)} (max_file_size). View parts of it with `view_range`."
+            )
+
+    @staticmethod
+    def _write(real: Path, data: bytes, info: os.stat_result) -> None:
+        write_atomic(real, data, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid))
+
+
+def _ignored_fields(action: FileEditorAction) -> list[str]:
+    used = _FIELDS_USED[action.command]
+    return [
+        f"`{name}` was ignored: the `{action.command}` command does not use it."
+        for name in _OPTIONAL_FIELDS
+        if name not in used and getattr(action, name) is not None
+    ]
+
+
+def _make_parents(folder: Path) -> tuple[Path, ...]:
+    """Make ``folder`` and its missing parents; returns the ones made, deepest first."""
+    missing: list[Path] = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir()
+    return tuple(missing)
+
+
+def _remove_empty(folders: tuple[Path, ...]) -> None:
+    """Remove the given folders, deepest first, as long as they are empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def _size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MB ({size} bytes)"
+    return f"{size} bytes"

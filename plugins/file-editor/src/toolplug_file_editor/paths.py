@@ -1,0 +1,56 @@
+"""Where a path from the model really points, and whether the editor may go there."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from toolplug_file_editor.errors import EditorError
+
+
+def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
+    """The real path for ``raw``: relative paths start at ``workspace``.
+
+    Symlinks and ``..`` are resolved before the check, so a link that leads out of the
+    workspace is refused just like an absolute path outside it.
+    """
+    if not raw or not raw.strip():
+        raise EditorError("`path` is empty. Give a file or directory path.")
+    if "\x00" in raw:
+        raise EditorError("`path` contains a NUL character, which no file name can hold.")
+    given = Path(os.path.expanduser(raw))
+    real = Path(os.path.realpath(workspace / given))
+    if not allow_outside and not real.is_relative_to(workspace):
+        via = "" if str(real) == os.path.normpath(workspace / given) else f" (it leads to {real})"
+        raise EditorError(
+            f"{raw} is outside the workspace {workspace}{via}. Use a path inside the workspace."
+        )
+    return real
+
+
+def display(path: Path, workspace: Path) -> str:
+    """How to name a path in messages: relative to the workspace when inside it."""
+    try:
+        relative = path.relative_to(workspace)
+    except ValueError:
+        return str(path)
+    return str(relative) if str(relative) != "." else "."
+
+
+def missing_path_message(raw: str, real: Path, workspace: Path) -> str:
+    """The error for a path that does not exist, with near names from its folder."""
+    message = f"{raw} does not exist."
+    parent = real.parent
+    if parent.is_dir():
+        try:
+            names = [n for n in os.listdir(parent) if not n.startswith(".")]
+        except OSError:
+            names = []
+        close = difflib.get_close_matches(real.name, names, n=3, cutoff=0.6)
+        if close:
+            names = [display(parent / name, workspace) for name in close]
+            message += f" Did you mean: {', '.join(names)}?"
+    else:
+        message += f" Its folder {display(parent, workspace)} does not exist either."
+    return message + " To make a new file, use the `create` command."

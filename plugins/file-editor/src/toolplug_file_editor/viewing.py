@@ -1,0 +1,169 @@
+"""``view``: numbered lines of a file, read as a stream, and directory listings.
+
+A file is read line by line up to the end of the requested range and never loaded
+whole, so a range near the start of a huge file costs only those lines. Lines are
+numbered as they are read, before anything is cut, so every number shown is right.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from toolplug_file_editor.errors import EditorError
+from toolplug_file_editor.textfile import TextFormat, next_fallback
+
+#: Characters read at a time when skipping the rest of an overlong line.
+_CHUNK = 1 << 16
+#: Bytes read at a time when counting the lines of a file.
+_COUNT_CHUNK = 1 << 20
+
+
+@dataclass
+class Line:
+    """One line as shown: its number, its text (maybe cut) and its full length."""
+
+    number: int
+    text: str
+    length: int
+
+    @property
+    def cut(self) -> bool:
+        """Whether the text is only the start of the line."""
+        return len(self.text) < self.length
+
+
+def _strip_ending(piece: str) -> str:
+    return piece.removesuffix("\n").removesuffix("\r")
+
+
+def _read_line(stream: IO[str], limit: int) -> Line | None:
+    """The next line of ``stream`` without its line ending, at most ``limit`` characters kept."""
+    piece = stream.readline(limit)
+    if not piece:
+        return None
+    if piece.endswith("\n"):
+        text = _strip_ending(piece)
+        return Line(0, text, len(text))
+    length = len(piece)
+    while more := stream.readline(_CHUNK):  # skip the rest of an overlong line
+        if more.endswith("\n"):
+            length += len(_strip_ending(more))
+            break
+        length += len(more)
+    return Line(0, piece, length)
+
+
+def _open_text(path: Path, fmt: TextFormat) -> IO[str]:
+    encoding = fmt.encoding
+    if fmt.bom:  # codecs that read and drop the byte order mark themselves
+        encoding = "utf-8-sig" if encoding == "utf-8" else encoding[:6]
+    # ``newline="\n"``: only "\n" ends a line, as in `grep -n` and the editing commands.
+    return open(path, encoding=encoding, newline="\n")
+
+
+@dataclass
+class Lines:
+    """What :func:`read_lines` found: the lines, whether the file ended, the format used."""
+
+    lines: list[Line]
+    at_end: bool
+    fmt: TextFormat
+    #: Lines read from the start of the file (all of them when ``at_end``).
+    seen: int
+
+
+def read_lines(
+    path: Path, fmt: TextFormat, first: int, last: int | None, *, line_limit: int, budget: int
+) -> Lines:
+    """Lines ``first`` to ``last`` (``None``: to the end), read as a stream.
+
+    Each line keeps at most ``line_limit`` characters, and reading stops once the kept
+    text passes ``budget`` characters. ``at_end`` tells whether the end of the file was
+    reached. When the guessed encoding fails further into the file, the next fallback
+    encoding is tried from the start.
+    """
+    current: TextFormat | None = fmt
+    while current is not None:
+        try:
+            lines, at_end, seen = _collect(path, current, first, last, line_limit, budget)
+        except UnicodeDecodeError:
+            current = next_fallback(current)
+            continue
+        return Lines(lines, at_end, current, seen)
+    raise EditorError("The file cannot be decoded as text in any supported encoding.")
+
+
+def _collect(
+    path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
+) -> tuple[list[Line], bool, int]:
+    lines: list[Line] = []
+    used = 0
+    number = 0
+    with _open_text(path, fmt) as stream:
+        while last is None or number < last:
+            line = _read_line(stream, line_limit)
+            if line is None:
+                return lines, True, number
+            number += 1
+            if number < first:
+                continue
+            used += len(line.text) + 8  # the number column and the newline
+            if used > budget and lines:
+                return lines, False, number
+            line.number = number
+            lines.append(line)
+        return lines, stream.read(1) == "", number
+
+
+def count_lines(path: Path) -> int:
+    """The number of lines of a file in an ASCII-compatible encoding, read in blocks."""
+    total = 0
+    tail = b""
+    with open(path, "rb") as handle:
+        while block := handle.read(_COUNT_CHUNK):
+            total += block.count(b"\n")
+            tail = block[-1:]
+    return total + (1 if tail and tail != b"\n" else 0)
+
+
+def list_directory(root: Path, shown: str, limit: int) -> str:
+    """Files and folders two levels deep under ``root``, hidden ones left out."""
+    entries: list[str] = []
+    size = 0
+    skipped = 0
+    for relative, is_dir in _walk(root, depth=2):
+        entry = f"{shown.rstrip('/')}/{relative}{'/' if is_dir else ''}"
+        if size + len(entry) + 1 > limit:
+            skipped += 1
+            continue
+        entries.append(entry)
+        size += len(entry) + 1
+    header = (
+        f"Files and folders up to 2 levels deep in {shown}, hidden items left out:\n"
+        f"{shown.rstrip('/')}/"
+    )
+    body = "\n".join([header, *entries])
+    if not entries and not skipped:
+        body += "\n(empty)"
+    if skipped:
+        body += f"\n[... {skipped} more entries not shown. View a subfolder to see its entries.]"
+    return body
+
+
+def _walk(root: Path, depth: int) -> Iterator[tuple[str, bool]]:
+    """(relative path, is a folder) of visible entries, sorted; links are not followed."""
+    try:
+        with os.scandir(root) as scan:
+            items = [(e.name, e.is_dir(follow_symlinks=False)) for e in scan]
+    except OSError:
+        return
+    items = sorted(item for item in items if not item[0].startswith("."))
+    for name, is_dir in items:
+        yield name, is_dir
+        if is_dir and depth > 1:
+            for relative, child_is_dir in _walk(root / name, depth - 1):
+                yield f"{name}/{relative}", child_is_dir
