@@ -209,7 +209,9 @@ def _parse_server(
     url = entry.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise ConfigError(f"{where}: a remote server needs an http(s) 'url'")
-    headers = {k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()}
+    headers = {
+        k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()
+    }
     auth = entry.get("auth")
     if isinstance(auth, str) and auth and auth != "oauth":
         headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")

@@ -133,7 +133,9 @@ class ServerConnection:
             self.tools = list(await client.list_tools())
         except Exception as exc:
             await self._failed(exc)
-            raise ServerGone(f"MCP server '{self.spec.name}' could not list its tools: {exc}") from None
+            raise ServerGone(
+                f"MCP server '{self.spec.name}' could not list its tools: {exc}"
+            ) from None
         return self.tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
@@ -240,7 +242,7 @@ class ServerPool:
         _open_pools.discard(self)
         try:
             loop.run(self.aclose_connections(), timeout=CLOSE_TIMEOUT * 2)
-        except Exception:  # noqa: BLE001 - closing must not raise into the host
+        except Exception:
             log.warning("closing MCP servers of %s took too long", self.source, exc_info=True)
 
     async def aclose_connections(self) -> None:

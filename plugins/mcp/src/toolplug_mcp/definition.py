@@ -59,17 +59,21 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
     reject); arguments are validated against it with ``jsonschema`` before the call.
     """
 
-    def __init__(self, *, name: str, remote: Any, connection: ServerConnection, pool: ServerPool) -> None:
+    def __init__(
+        self, *, name: str, remote: Any, connection: ServerConnection, pool: ServerPool
+    ) -> None:
         wire = remote.model_dump(mode="json", by_alias=True, exclude_none=True)
         raw_input = wire.get("inputSchema") or {"type": "object", "properties": {}}
         exported = export_schema(raw_input)
-        action_type = type(
-            f"McpArguments_{name}", (McpArguments,), {"server_schema": exported}
-        )
-        meta = {**(wire.get("_meta") or {}), META_KEY: {"server": connection.spec.name, "tool": remote.name}}
+        action_type = type(f"McpArguments_{name}", (McpArguments,), {"server_schema": exported})
+        meta = {
+            **(wire.get("_meta") or {}),
+            META_KEY: {"server": connection.spec.name, "tool": remote.name},
+        }
         super().__init__(
             name=name,
-            description=wire.get("description") or f"Tool '{remote.name}' of MCP server '{connection.spec.name}'.",
+            description=wire.get("description")
+            or f"Tool '{remote.name}' of MCP server '{connection.spec.name}'.",
             action_type=action_type,
             observation_type=McpObservation,
             executor=McpExecutor(pool, connection, remote.name),
@@ -103,7 +107,12 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
         if problems:
             raise ArgumentError(
                 "\n".join(
-                    ["Invalid arguments:", *problems, "The parameters are:", describe_parameters(self._input_schema)]
+                    [
+                        "Invalid arguments:",
+                        *problems,
+                        "The parameters are:",
+                        describe_parameters(self._input_schema),
+                    ]
                 )
             )
         return self.action_type.model_validate(data), notes

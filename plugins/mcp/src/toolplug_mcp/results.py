@@ -35,9 +35,11 @@ class McpObservation(Observation):
 
 def to_block(raw: Any) -> Any:
     """One MCP content block (an SDK model or wire JSON) as a toolplug block."""
-    data = raw.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(
-        raw, "model_dump"
-    ) else raw
+    data = (
+        raw.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if hasattr(raw, "model_dump")
+        else raw
+    )
     try:
         return _BLOCK.validate_python(data)
     except ValidationError:

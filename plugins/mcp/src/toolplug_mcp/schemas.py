@@ -63,7 +63,11 @@ def _rewrite_refs(node: Any) -> Any:
 def make_validator(schema: dict[str, Any]) -> Validator:
     """A validator for arguments, in the draft the server declared (2020-12 otherwise)."""
     declared = str(schema.get("$schema", ""))
-    cls = Draft7Validator if "draft-07" in declared or "draft-06" in declared else Draft202012Validator
+    cls = (
+        Draft7Validator
+        if "draft-07" in declared or "draft-06" in declared
+        else Draft202012Validator
+    )
     return cls(schema, format_checker=FormatChecker())  # type: ignore[no-any-return]
 
 

@@ -1,7 +1,7 @@
 """A fastmcp server for the tests and the benchmark: run it over stdio or HTTP.
 
-    python demo_server.py                 # stdio
-    python demo_server.py http PORT       # streamable HTTP on 127.0.0.1:PORT
+python demo_server.py                 # stdio
+python demo_server.py http PORT       # streamable HTTP on 127.0.0.1:PORT
 """
 
 from __future__ import annotations
@@ -127,6 +127,12 @@ def env(name: str) -> str:
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "http":
-        server.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), show_banner=False, log_level="warning")
+        server.run(
+            transport="http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            show_banner=False,
+            log_level="warning",
+        )
     else:
         server.run(show_banner=False, log_level="warning")

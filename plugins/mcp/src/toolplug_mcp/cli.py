@@ -1,0 +1,208 @@
+"""``toolplug mcp list`` and ``toolplug mcp serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolplug_mcp.config import CONFIG_ENV_VAR
+
+workspace_option = click.option(
+    "--workspace",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The workspace directory (default: the current directory).",
+)
+
+
+@click.group("mcp")
+def mcp_group() -> None:
+    """Use MCP servers' tools, and serve toolplug tools over MCP."""
+
+
+@mcp_group.command("list")
+@click.option(
+    "--mcp-config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"An mcpServers JSON file (default: ${CONFIG_ENV_VAR}, else .toolplug/mcp.json).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds each server may take to start.",
+)
+@workspace_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_command(
+    config_path: Path | None, timeout: float, workspace: Path | None, as_json: bool
+) -> None:
+    """Show each configured MCP server's status and tools (with their exported names)."""
+    from toolplug import ToolContext
+
+    from toolplug_mcp import loop
+    from toolplug_mcp.config import ConfigError, load_config
+    from toolplug_mcp.connection import ServerPool
+    from toolplug_mcp.definition import build_tools
+
+    context = ToolContext(workspace=workspace) if workspace else ToolContext()
+    try:
+        loaded = load_config(
+            str(config_path) if config_path else None,
+            env=context.env,
+            workspace=context.workspace,
+            timeout=timeout,
+            init_timeout=timeout,
+        )
+    except ConfigError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    if loaded is None:
+        message = (
+            f"No MCP configuration: pass --mcp-config, set {CONFIG_ENV_VAR}, "
+            "or write .toolplug/mcp.json in the workspace."
+        )
+        click.echo(json.dumps({"source": None, "servers": []}) if as_json else message)
+        return
+    pool = ServerPool(loaded.servers, loaded.source)
+    try:
+        loop.run(pool.start(), timeout=timeout + 30)
+        names = {(t.server, t.remote_name): t.name for t in build_tools(pool)}
+        report = _report(pool, names)
+    finally:
+        pool.close()
+    if as_json:
+        click.echo(json.dumps({"source": loaded.source, "servers": report}, indent=2))
+        return
+    click.echo(f"MCP configuration: {loaded.source}")
+    for server in report:
+        click.echo(f"{server['name']:<20} {server['status']:<14} {server['target']}")
+        if server["error"]:
+            click.echo(f"{'':<20} error: {server['error']}")
+        for tool in server["tools"]:
+            shown = tool["exported_as"]
+            arrow = "" if shown == tool["name"] else f"  <- {tool['name']}"
+            click.echo(f"{'':<20} {shown}{arrow}")
+    failed = [s for s in report if s["status"] == "failed"]
+    if failed:
+        sys.exit(1)
+
+
+def _report(pool: Any, names: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+    servers = []
+    for name, conn in pool.connections.items():
+        tools = [
+            {"name": t.name, "exported_as": names.get((name, t.name), t.name)}
+            for t in (conn.tools if conn.status == "connected" else [])
+        ]
+        servers.append(
+            {
+                "name": name,
+                "status": conn.status,
+                "target": conn.spec.describe(),
+                "error": conn.error,
+                "tools": tools,
+            }
+        )
+    return servers
+
+
+@mcp_group.command("serve")
+@click.option(
+    "--plugins",
+    default=None,
+    metavar="A,B",
+    help="Serve exactly these plugins' tools (default: TOOLPLUG_PLUGINS, else all).",
+)
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="HTTP bind address; any but loopback needs --token.",
+)
+@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--path", default="/mcp", show_default=True, help="The HTTP endpoint path.")
+@click.option(
+    "--token",
+    default=None,
+    envvar="TOOLPLUG_MCP_TOKEN",
+    help="Bearer token HTTP clients must send (env: TOOLPLUG_MCP_TOKEN).",
+)
+@click.option(
+    "--allow-origin",
+    "allowed_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="A browser origin allowed to call (repeatable); others get 403.",
+)
+@click.option(
+    "--idle-timeout",
+    type=float,
+    default=1800.0,
+    show_default=True,
+    help="Seconds an unused session keeps its tools before they are closed.",
+)
+@workspace_option
+def serve_command(
+    plugins: str | None,
+    transport: str,
+    host: str,
+    port: int,
+    path: str,
+    token: str | None,
+    allowed_origins: tuple[str, ...],
+    idle_timeout: float,
+    workspace: Path | None,
+) -> None:
+    """Serve every enabled toolplug tool over MCP (each client session gets its own tools)."""
+    from toolplug import ToolContext
+    from toolplug.errors import ToolError
+
+    from toolplug_mcp.serve import build_server, is_loopback, serve_http, serve_stdio
+
+    if transport == "http" and not is_loopback(host) and not token:
+        click.echo(
+            f"Error: binding {host} exposes the tools to the network; give a bearer token "
+            "with --token or TOOLPLUG_MCP_TOKEN.",
+            err=True,
+        )
+        sys.exit(2)
+    context = ToolContext(workspace=workspace) if workspace else ToolContext()
+    try:
+        server, sessions, problems = build_server(
+            plugins, context=context, idle_timeout=idle_timeout
+        )
+    except ToolError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+    if transport == "stdio":
+        asyncio.run(serve_stdio(server, sessions))
+        return
+    click.echo(f"toolplug MCP server on http://{host}:{port}{path}", err=True)
+    try:
+        asyncio.run(
+            serve_http(
+                server,
+                sessions,
+                host=host,
+                port=port,
+                token=token,
+                allowed_origins=allowed_origins,
+                path=path,
+            )
+        )
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,324 @@
+"""Serving toolplug tools over MCP (``toolplug mcp serve``).
+
+Every enabled tool is offered with its input schema, output schema, annotations and
+structured results. Each MCP client session gets its own tool instances (its own bash
+session, its own undo history): a :class:`~toolplug.Toolset` created on the session's
+first call and closed when the session ends (the client's ``DELETE``, the session's
+idle timeout, or the server's shutdown).
+
+The server speaks the session-based (handshake) MCP protocol: it declines the
+stateless ``server/discover`` probe, so that every client, fastmcp's included, gets a
+session whose tools keep their state from one call to the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types
+from fastmcp import FastMCP
+from fastmcp.server.dependencies import get_context
+from fastmcp.server.middleware import Middleware
+from fastmcp.tools.base import Tool, ToolResult
+from mcp import MCPError
+from pydantic import PrivateAttr
+from toolplug import Tool as ToolSpec
+from toolplug import ToolContext, ToolDefinition, ToolRegistry, Toolset
+from toolplug.errors import ToolError
+
+log = logging.getLogger("toolplug.mcp")
+
+TOKEN_ENV_VAR = "TOOLPLUG_MCP_TOKEN"
+DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its tools close
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class _Session:
+    toolset: Toolset
+    last_used: float = field(default_factory=time.monotonic)
+
+
+class SessionToolsets:
+    """One :class:`~toolplug.Toolset` per MCP session, created on first use."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        specs: Sequence[ToolSpec],
+        context: ToolContext,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    ) -> None:
+        self.registry = registry
+        self.specs = list(specs)
+        self.context = context
+        self.idle_timeout = idle_timeout
+        self._sessions: dict[str, _Session] = {}
+        self._creating: dict[str, asyncio.Future[Toolset]] = {}
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    async def get(self, session_id: str) -> Toolset:
+        """The session's toolset, created (off the event loop) on its first call."""
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.last_used = time.monotonic()
+            return session.toolset
+        pending = self._creating.get(session_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Toolset] = asyncio.get_running_loop().create_future()
+        self._creating[session_id] = future
+        try:
+            await self.reap_idle()
+            toolset = await asyncio.to_thread(
+                Toolset.load, self.specs, registry=self.registry, context=self.context
+            )
+            self._sessions[session_id] = _Session(toolset)
+            future.set_result(toolset)
+            return toolset
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters, if any, get it through shield
+            raise
+        finally:
+            del self._creating[session_id]
+
+    async def end(self, session_id: str) -> None:
+        """Close a session's tools (nothing happens for an unknown session)."""
+        session = self._sessions.pop(session_id, None)
+        if session is not None:
+            await session.toolset.aclose()
+
+    async def reap_idle(self) -> None:
+        """Close the tools of sessions unused for longer than the idle timeout."""
+        now = time.monotonic()
+        idle = [s for s, v in self._sessions.items() if now - v.last_used > self.idle_timeout]
+        for session_id in idle:
+            await self.end(session_id)
+
+    async def close_all(self) -> None:
+        """Close every session's tools (at shutdown)."""
+        await asyncio.gather(*(self.end(s) for s in list(self._sessions)))
+
+
+class ServedTool(Tool):
+    """A toolplug tool as a fastmcp tool: each call runs in the caller's session toolset."""
+
+    _sessions: SessionToolsets = PrivateAttr()
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Validate and run through toolplug's safe path; errors come back as results."""
+        session_id = get_context().session_id
+        try:
+            toolset = await self._sessions.get(session_id)
+        except Exception as exc:
+            text = f"The tools of this session could not be started: {exc}"
+            return ToolResult(
+                content=[mcp_types.TextContent(type="text", text=text)], is_error=True
+            )
+        observation = await toolset.acall(self.name, arguments)
+        result = mcp_types.CallToolResult.model_validate(observation.to_mcp_result())
+        return ToolResult(
+            content=list(result.content),
+            structured_content=result.structured_content,
+            is_error=bool(result.is_error),
+        )
+
+
+def served_tool(definition: ToolDefinition[Any, Any], sessions: SessionToolsets) -> ServedTool:
+    """The fastmcp tool that serves ``definition`` (its MCP export, unchanged)."""
+    exported = definition.to_mcp_tool()
+    annotations = exported.get("annotations")
+    tool = ServedTool(
+        name=exported["name"],
+        title=exported.get("title"),
+        description=exported.get("description"),
+        parameters=exported["inputSchema"],
+        output_schema=exported.get("outputSchema"),
+        annotations=mcp_types.ToolAnnotations.model_validate(annotations) if annotations else None,
+        meta=exported.get("_meta"),
+    )
+    tool._sessions = sessions
+    return tool
+
+
+class _HandshakeOnly(Middleware):
+    """Decline ``server/discover`` so that clients fall back to a session-based handshake."""
+
+    async def on_discover(self, context: Any, call_next: Any) -> Any:
+        raise MCPError(
+            code=mcp_types.METHOD_NOT_FOUND,
+            message="toolplug serves session-based MCP (tools keep per-session state)",
+        )
+
+
+def build_server(
+    plugins: str | Iterable[str] | None = None,
+    *,
+    context: ToolContext | None = None,
+    registry: ToolRegistry | None = None,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+) -> tuple[FastMCP, SessionToolsets, list[str]]:
+    """A fastmcp server offering every enabled tool, and its session toolsets.
+
+    Returns the server, the sessions (close them with ``close_all`` on shutdown), and
+    the problems met while loading (a tool that cannot be created is left out).
+    """
+    registry = registry if registry is not None else ToolRegistry.from_plugins(plugins)
+    context = context or ToolContext()
+    problems = [
+        f"plugin {r.name} is broken: {r.error}" for r in registry.reports if r.status == "broken"
+    ]
+    specs: list[ToolSpec] = []
+    templates: list[ToolDefinition[Any, Any]] = []
+    for entry in registry:
+        try:
+            created = registry.resolve(entry.name, context)
+        except ToolError as exc:
+            problems.append(f"{entry.name}: {exc}")
+            continue
+        specs.append(ToolSpec(entry.name))
+        templates.extend(created)
+    server = FastMCP("toolplug", instructions="Tools from installed toolplug plugins.")
+    server.add_middleware(_HandshakeOnly())
+    sessions = SessionToolsets(registry, specs, context, idle_timeout)
+    try:
+        for definition in templates:
+            server.add_tool(served_tool(definition, sessions))
+    finally:
+        # The templates only gave the schemas; each session creates its own tools.
+        for definition in templates:
+            definition.close()
+    return server, sessions, problems
+
+
+class BearerTokenMiddleware:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers", [])).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = json.dumps({"error": "unauthorized", "detail": "a bearer token is required"})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="toolplug"'),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body.encode()})
+                return
+        await self.app(scope, receive, send)
+
+
+class SessionEndMiddleware:
+    """ASGI middleware: a ``DELETE`` that ends an MCP session closes that session's tools."""
+
+    def __init__(self, app: Any, sessions: SessionToolsets) -> None:
+        self.app = app
+        self.sessions = sessions
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+        if scope["type"] == "http" and scope.get("method") == "DELETE":
+            session_id = dict(scope.get("headers", [])).get(b"mcp-session-id")
+            if session_id:
+                await self.sessions.end(session_id.decode("latin-1"))
+
+
+def http_app(
+    server: FastMCP,
+    sessions: SessionToolsets,
+    *,
+    token: str | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    path: str = "/mcp",
+) -> Any:
+    """The Starlette app: Host/Origin checks (against DNS rebinding), token, session ends."""
+    from starlette.middleware import Middleware as AsgiMiddleware
+
+    middleware = [AsgiMiddleware(SessionEndMiddleware, sessions=sessions)]
+    if token:
+        middleware.insert(0, AsgiMiddleware(BearerTokenMiddleware, token=token))
+    return server.http_app(
+        path=path,
+        middleware=middleware,
+        host_origin_protection="auto",
+        allowed_origins=list(allowed_origins) if allowed_origins else None,
+        session_idle_timeout=sessions.idle_timeout,
+    )
+
+
+async def serve_http(
+    server: FastMCP,
+    sessions: SessionToolsets,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    path: str = "/mcp",
+    started: asyncio.Event | None = None,
+) -> None:
+    """Serve over streamable HTTP until cancelled or interrupted; then close every session.
+
+    A non-loopback ``host`` needs a ``token``.
+    """
+    import uvicorn
+
+    if not is_loopback(host) and not token:
+        raise ToolError(
+            f"binding {host} exposes the tools to the network: give a bearer token "
+            f"with --token or {TOKEN_ENV_VAR}"
+        )
+    app = http_app(server, sessions, token=token, allowed_origins=allowed_origins, path=path)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    uvicorn_server = uvicorn.Server(config)
+    task = asyncio.create_task(uvicorn_server.serve())
+    try:
+        if started is not None:
+            while not uvicorn_server.started and not task.done():
+                await asyncio.sleep(0.02)
+            started.set()
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        uvicorn_server.should_exit = True
+        await asyncio.wait({task}, timeout=10)
+        raise
+    finally:
+        await sessions.close_all()
+
+
+async def serve_stdio(server: FastMCP, sessions: SessionToolsets) -> None:
+    """Serve one client over stdin/stdout; its tools close when it disconnects."""
+    try:
+        await server.run_stdio_async(show_banner=False)
+    finally:
+        await sessions.close_all()
