@@ -70,7 +70,7 @@ _NOTHING: frozenset[str] = frozenset()
 _MAX_HELPERS = 32
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolCall:
     """One tool call, whatever its provider: an id, the tool's name, its arguments.
 
@@ -195,7 +195,7 @@ def parse_calls(calls: Any, format: Format | None = None) -> tuple[Format, list[
 # -- planning -----------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Job:
     call: ToolCall
     tool: AnyTool | None
@@ -326,47 +326,55 @@ def _helpers() -> ThreadPoolExecutor:
 def _run_threads(
     jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
 ) -> None:
-    """Run the jobs in worker threads: the calling thread and up to ``limit - 1`` helpers.
+    """Run the jobs in the calling thread, joined by helper threads as work allows.
 
-    A job starts once every job it waits for has finished; ready jobs start in call order.
+    A job starts once every job it waits for has finished; ready jobs start in call
+    order. The calling thread works too. Helpers are added one at a time: a new one is
+    asked for only when the last one has started, while jobs are ready and fewer than
+    ``limit`` threads work. So quick tools finish in the calling thread before a helper
+    gets a turn, and tools that wait (for I/O, a process, a lock) bring in helpers fast.
     """
-    blocked = {i: len(w) for i, w in waits.items()}
+    blocked = {i: len(before) for i, before in waits.items()}
     unblocks: dict[int, list[int]] = {i: [] for i in waits}
     for i, before in waits.items():
         for j in before:
             unblocks[j].append(i)
     ready = deque(i for i in waits if not waits[i])
-    unstarted = [len(waits)]
-    unfinished = [len(waits)]
-    cond = threading.Condition()
+    lock = threading.Lock()
+    done = threading.Event()
+    # [threads working or asked for, a helper asked for has not started, jobs unfinished]
+    state = [1, False, len(waits)]
 
-    def work() -> None:
-        while True:
-            with cond:
-                while not ready and unstarted[0]:
-                    cond.wait()
-                if not ready:
-                    return
-                i = ready.popleft()
-                unstarted[0] -= 1
-                if not unstarted[0]:
-                    cond.notify_all()  # idle workers may leave
+    def take(helper_started: bool) -> int | None:
+        with lock:
+            if helper_started:
+                state[1] = False
+            if not ready:
+                state[0] -= 1
+                return None
+            i = ready.popleft()
+            if ready and not state[1] and state[0] < min(limit, _MAX_HELPERS + 1):
+                state[0] += 1
+                state[1] = True
+                _helpers().submit(work, True)
+            return i
+
+    def work(helper: bool) -> None:
+        i = take(helper)
+        while i is not None:
             jobs[i].result = _call(jobs[i], timeout)
-            with cond:
-                unfinished[0] -= 1
+            with lock:
                 for j in unblocks[i]:
                     blocked[j] -= 1
                     if not blocked[j]:
                         ready.append(j)
-                cond.notify_all()
+                state[2] -= 1
+                if not state[2]:
+                    done.set()
+            i = take(False)
 
-    pool = _helpers()
-    for _ in range(min(limit, len(waits), _MAX_HELPERS + 1) - 1):
-        pool.submit(work)
-    work()
-    with cond:
-        while unfinished[0]:
-            cond.wait()
+    work(False)
+    done.wait()
 
 
 async def _run_tasks(

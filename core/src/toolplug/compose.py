@@ -1,0 +1,269 @@
+"""Compose: every tool of a toolset in one JSON schema, for structured output.
+
+Models that offer structured output but no tool calling, and planners that want one
+response to carry several calls and a final answer, get one schema::
+
+    {"calls": [{"_tool": "read_file", "path": "a.txt"}, ...], "output": {...} | null}
+
+Each item of ``calls`` is one tool's input schema with a ``_tool`` constant naming the
+tool; ``output`` is the caller's final-answer schema, or ``null`` while calls are still
+needed. :func:`run_composed` reads such a response, runs its calls through
+:func:`~toolplug.dispatch.dispatch` and returns the observations and the output.
+
+A *latent* tool (a :class:`~toolplug.ToolDefinition` without an executor) is a schema
+whose result the model produces itself: a sentiment, a classification. Its calls are
+validated and come back as :class:`~toolplug.dispatch.LatentObservation` data.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from toolplug._names import provider_name
+from toolplug.arguments import describe_validation_error
+from toolplug.definition import ToolDefinition
+from toolplug.dispatch import LatentObservation, ToolCall, dispatch
+from toolplug.errors import ToolError
+from toolplug.model import Observation
+from toolplug.schema import clean_schema
+
+__all__ = ["TOOL_KEY", "ComposeError", "ComposedResult", "compose", "run_composed"]
+
+AnyTool = ToolDefinition[Any, Any]
+OutputSchema = Mapping[str, Any] | type[BaseModel] | None
+#: The key of each call that names its tool.
+TOOL_KEY = "_tool"
+_DEFS = "#/$defs/"
+
+
+class ComposeError(ToolError, ValueError):
+    """A composed response that cannot be used as a whole; the message says why.
+
+    The message is written for the model: send it back and ask for a new response.
+    """
+
+
+@dataclass
+class ComposedResult:
+    """What :func:`run_composed` returns: the calls, their observations, the output.
+
+    ``observations[i]`` answers ``calls[i]``; a latent tool's observation is a
+    :class:`~toolplug.dispatch.LatentObservation` whose ``data`` holds its fields.
+    ``output`` is the parsed final answer (a model instance when the output schema is
+    a pydantic model), or ``None`` when the model has not given one yet.
+    """
+
+    calls: list[ToolCall] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+    output: Any = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the model gave its final output."""
+        return self.output is not None
+
+    def latent(self) -> list[tuple[ToolCall, dict[str, Any]]]:
+        """The latent tools' calls with their validated data, in call order."""
+        return [
+            (call, obs.data)
+            for call, obs in zip(self.calls, self.observations)
+            if isinstance(obs, LatentObservation) and not obs.is_error
+        ]
+
+    def to_prompt(self) -> str:
+        """The results as JSON text, to send back to the model for its next response."""
+        results = [
+            {TOOL_KEY: call.name, "is_error": obs.is_error, "result": obs.text}
+            for call, obs in zip(self.calls, self.observations)
+        ]
+        return json.dumps({"results": results}, ensure_ascii=False, indent=1)
+
+
+# -- the schema ---------------------------------------------------------------------------
+
+
+def _moved(node: Any, renames: Mapping[str, str]) -> Any:
+    """A copy of ``node`` whose local ``$ref``s point at the renamed definitions."""
+    if isinstance(node, list):
+        return [_moved(item, renames) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _moved(value, renames) for key, value in node.items()}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS) and ref[len(_DEFS) :] in renames:
+        out["$ref"] = _DEFS + renames[ref[len(_DEFS) :]]
+    return out
+
+
+def _hoist(schema: Mapping[str, Any], owner: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """Move a schema's ``$defs`` into the root's under ``owner``-prefixed names."""
+    local = schema.get("$defs") or {}
+    prefix = provider_name(owner)
+    renames = {name: f"{prefix}__{name}" for name in local}
+    for name, sub in local.items():
+        defs[renames[name]] = _moved(sub, renames)
+    body = {key: value for key, value in schema.items() if key != "$defs"}
+    moved: dict[str, Any] = _moved(body, renames)
+    return moved
+
+
+def _variant(name: str, tool: AnyTool, defs: dict[str, Any]) -> dict[str, Any]:
+    schema = _hoist(tool.input_schema(), name, defs)
+    tag = {"const": name, "description": "The tool to call."}
+    properties = {TOOL_KEY: tag, **schema.get("properties", {})}
+    required = [TOOL_KEY, *schema.get("required", [])]
+    variant = {**schema, "type": "object", "properties": properties, "required": required}
+    if tool.description:
+        variant["description"] = tool.description
+    return variant
+
+
+def _output_schema(output_schema: OutputSchema) -> dict[str, Any] | None:
+    if output_schema is None:
+        return None
+    if isinstance(output_schema, type) and issubclass(output_schema, BaseModel):
+        return clean_schema(output_schema.model_json_schema())
+    return copy.deepcopy(dict(output_schema))
+
+
+def compose(tools: Mapping[str, AnyTool], output_schema: OutputSchema = None) -> dict[str, Any]:
+    """One JSON schema for a response holding tool calls and a final output.
+
+    ``calls`` is an array whose items are one of the tools' input schemas, each with a
+    required ``_tool`` constant naming its tool; ``output`` follows ``output_schema``
+    (a JSON schema or a pydantic model) or is ``null``, which is also how the model
+    says it needs the calls' results first. Every tool's ``$defs`` move to the root.
+    """
+    defs: dict[str, Any] = {}
+    variants = [_variant(name, tool, defs) for name, tool in tools.items()]
+    calls: dict[str, Any] = {
+        "type": "array",
+        "description": "Tool calls to run now, in order; each names its tool in '_tool'.",
+    }
+    if variants:
+        calls["items"] = {"oneOf": variants}
+    else:
+        calls["maxItems"] = 0
+    wanted = _output_schema(output_schema)
+    if wanted is None:
+        output: dict[str, Any] = {"type": "null", "description": "Always null: no output."}
+    else:
+        answer = _hoist(wanted, "output", defs)
+        output = {
+            "anyOf": [answer, {"type": "null"}],
+            "description": "The final answer, or null while you still need tool results.",
+        }
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"calls": calls, "output": output},
+        "required": ["calls", "output"],
+        "additionalProperties": False,
+    }
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+# -- running a response -------------------------------------------------------------------
+
+
+def _load(response: Any) -> dict[str, Any]:
+    if isinstance(response, (str, bytes, bytearray)):
+        try:
+            response = json.loads(response)
+        except json.JSONDecodeError as exc:
+            raise ComposeError(
+                f"The response is not valid JSON ({exc.msg} at line {exc.lineno}, column "
+                f"{exc.colno}). Send one JSON object with 'calls' and 'output'."
+            ) from None
+    if not isinstance(response, dict):
+        raise ComposeError(
+            f"The response must be a JSON object with 'calls' and 'output', "
+            f"not {type(response).__name__}."
+        )
+    unknown = sorted(set(response) - {"calls", "output"})
+    if unknown:
+        raise ComposeError(
+            f"Unknown keys in the response: {', '.join(unknown)}. "
+            "It takes only 'calls' (an array) and 'output'."
+        )
+    calls = response.get("calls", [])
+    if not isinstance(calls, list):
+        raise ComposeError("'calls' must be an array of tool calls (use [] for none).")
+    return response
+
+
+def _check_output(value: Any, output_schema: OutputSchema) -> Any:
+    """Validate the final output against its schema; ``None`` means not given yet."""
+    if value is None or output_schema is None:
+        return value
+    if isinstance(output_schema, type) and issubclass(output_schema, BaseModel):
+        try:
+            return output_schema.model_validate(value)
+        except ValidationError as exc:
+            detail = describe_validation_error(output_schema, exc).replace(
+                "Invalid arguments:", "Invalid 'output':", 1
+            )
+            raise ComposeError(detail) from None
+    try:
+        import jsonschema
+    except ImportError:
+        raise ComposeError(
+            "checking 'output' against a JSON schema needs the jsonschema package: "
+            "install it, or pass a pydantic model as the output schema"
+        ) from None
+    validator = jsonschema.Draft202012Validator(dict(output_schema))
+    problems = [
+        f"- output{''.join(f'[{p!r}]' for p in err.absolute_path)}: {err.message}"
+        for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    ]
+    if problems:
+        raise ComposeError("Invalid 'output':\n" + "\n".join(problems))
+    return value
+
+
+def _as_call(index: int, item: Any) -> ToolCall:
+    """A composed call as a :class:`ToolCall`; a malformed one names no tool."""
+    call_id = f"call_{index}"
+    if not isinstance(item, dict):
+        return ToolCall(call_id, "", item)
+    name = item.get(TOOL_KEY)
+    arguments = {key: value for key, value in item.items() if key != TOOL_KEY}
+    return ToolCall(call_id, name if isinstance(name, str) else "", arguments)
+
+
+def run_composed(
+    tools: Mapping[str, AnyTool],
+    response: Any,
+    *,
+    output_schema: OutputSchema = None,
+    **options: Any,
+) -> ComposedResult:
+    """Check a composed response, run its calls, and return results and output.
+
+    ``response`` is the model's JSON (text or parsed). Its ``output`` is checked
+    against ``output_schema`` first (a pydantic model, or a JSON schema checked with
+    the ``jsonschema`` package); a response that is not usable as a whole raises
+    :class:`ComposeError` and nothing runs. Each call's arguments are validated by its
+    tool, and a bad call becomes an error observation for that call alone. ``options``
+    go to :func:`~toolplug.dispatch.dispatch` (``max_concurrency``, ``allow_parallel``,
+    ``timeout``).
+    """
+    data = _load(response)
+    output = _check_output(data.get("output"), output_schema)
+    calls = [_as_call(i, item) for i, item in enumerate(data.get("calls") or [])]
+    results = dispatch(tools, calls, format="toolplug", **options)
+    observations = [obs for _, obs in results]
+    for i, call in enumerate(calls):
+        if not call.name:  # dispatch reported an unknown tool; say what was wrong
+            observations[i] = Observation.error(
+                f"Call {i} must be an object whose '{TOOL_KEY}' names one of the tools: "
+                f"{', '.join(tools) or 'none'}."
+            )
+    return ComposedResult(calls, observations, output)
