@@ -1,5 +1,5 @@
 """``python -m toolplug``: the command line."""
 
-from toolplug.cli import main
+from toolplug._main import main
 
 main()

@@ -33,6 +33,8 @@ def parse_arguments(arguments: Any) -> tuple[dict[str, Any], list[str]]:
     Returns the dict and the notes about what had to be repaired (JSON encoded twice).
     """
     notes: list[str] = []
+    if type(arguments) is dict:  # the common case, first
+        return arguments, notes
     if arguments is None or arguments == "" or arguments == b"":
         return {}, notes
     if isinstance(arguments, (bytes, bytearray)):

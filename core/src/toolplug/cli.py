@@ -8,7 +8,6 @@ metadata and imports no plugin. Commands that plugins add through
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -83,32 +82,14 @@ def _fail(message: str, code: int = 2) -> None:
 @click.option("--check", is_flag=True, help="Also load the enabled plugins and list their tools.")
 def plugins(plugins: str | None, as_json: bool, check: bool) -> None:
     """List installed plugins: name, distribution, version, enabled."""
-    from toolplug.plugins import installed_plugins
+    from toolplug.listing import plugin_reports, render_plugins
 
     try:
-        if check:
-            from toolplug.registry import ToolRegistry
-
-            reports = ToolRegistry.from_plugins(plugins).reports
-        else:
-            reports = installed_plugins(plugins)
+        reports = plugin_reports(plugins, check=check)
     except ToolError as exc:
         _fail(str(exc))
         return
-    if as_json:
-        click.echo(json.dumps([r.as_dict() for r in reports], indent=2))
-        return
-    if not reports:
-        click.echo("No plugins installed. Try: toolplug install toolplug-bash")
-        return
-    for r in reports:
-        where = f"{r.distribution or '?'} {r.version or ''}".strip()
-        state = r.status if check else ("enabled" if r.enabled else "disabled")
-        click.echo(f"{r.name:<16} {where:<32} {state}")
-        if check and r.tools:
-            click.echo(f"{'':<16} tools: {', '.join(r.tools)}")
-        if r.error:
-            click.echo(f"{'':<16} error: {r.error}")
+    click.echo(render_plugins(reports, as_json=as_json, check=check), nl=False)
 
 
 # -- tools -------------------------------------------------------------------------------
@@ -249,6 +230,8 @@ def call(
 
 def _pip(args: list[str]) -> None:
     """pip in the environment toolplug runs in (``uv pip`` where pip is missing)."""
+    import subprocess
+
     try:
         import pip  # noqa: F401
 
@@ -281,5 +264,7 @@ def uninstall(packages: tuple[str, ...], yes: bool) -> None:
 
 
 def main() -> None:
-    """Entry point of the ``toolplug`` script."""
-    cli()
+    """Entry point of the ``toolplug`` script (see :mod:`toolplug._main` for the fast path)."""
+    from toolplug._main import main as run
+
+    run()

@@ -81,6 +81,7 @@ class ToolDefinition(Generic[A, O]):
         self.timeout = timeout
         self.meta = dict(meta or {})
         self._hooks: HookCaller | None = None
+        self._async_cache: tuple[object, bool] | None = None
         self._closed = False
         self._close_lock = threading.Lock()
 
@@ -108,12 +109,17 @@ class ToolDefinition(Generic[A, O]):
 
     @property
     def is_async(self) -> bool:
-        """Whether the executor is a coroutine function."""
+        """Whether the executor is a coroutine function (or an object with one as ``__call__``)."""
         fn = self.executor
-        return fn is not None and (
+        cached = self._async_cache
+        if cached is not None and cached[0] is fn:
+            return cached[1]  # checked once per executor: inspect is slow on the hot path
+        result = fn is not None and (
             inspect.iscoroutinefunction(fn)
             or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
         )
+        self._async_cache = (fn, result)
+        return result
 
     def touches(self, action: A) -> frozenset[str] | None:
         """What a call with this action touches, for running calls side by side.
@@ -209,7 +215,7 @@ class ToolDefinition(Generic[A, O]):
         """Decode and validate arguments; raises :class:`ArgumentError` with a clear text."""
         data, notes = parse_arguments(arguments)
         action, more = validate_action(self.action_type, data)
-        return action, notes + more  # type: ignore[return-value]
+        return action, (notes + more if notes else more)  # type: ignore[return-value]
 
     def call(self, arguments: Any = None, *, timeout: float | None = None) -> Observation:
         """Run the tool on JSON arguments (a dict or a string). Never raises."""
@@ -248,7 +254,7 @@ class ToolDefinition(Generic[A, O]):
                 result: Any = run_sync(executor(action), timeout)  # type: ignore[arg-type]
             elif timeout is None:
                 result = executor(action)
-                if inspect.isawaitable(result):
+                if not isinstance(result, Observation) and inspect.isawaitable(result):
                     result = run_sync(_awaited(result))
             else:
                 result = _call_in_thread(executor, action, timeout)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import itertools
 import json
 import threading
 from collections import deque
@@ -68,6 +69,8 @@ DEFAULT_CONCURRENCY = 8
 _PROVIDERS = frozenset({"openai", "responses", "anthropic"})
 _NOTHING: frozenset[str] = frozenset()
 _MAX_HELPERS = 32
+#: A helper thread joins a batch once no job has started for this long (seconds).
+_STALL = 0.0005
 
 
 @dataclass(slots=True)
@@ -329,49 +332,72 @@ def _run_threads(
     """Run the jobs in the calling thread, joined by helper threads as work allows.
 
     A job starts once every job it waits for has finished; ready jobs start in call
-    order. The calling thread works too. Helpers are added one at a time: a new one is
-    asked for only when the last one has started, while jobs are ready and fewer than
-    ``limit`` threads work. So quick tools finish in the calling thread before a helper
-    gets a turn, and tools that wait (for I/O, a process, a lock) bring in helpers fast.
+    order. The calling thread works too. Helpers come one at a time, while jobs are
+    ready and fewer than ``limit`` threads work, and a helper joins only once the
+    working threads stall (no job started for :data:`_STALL` seconds). So quick tools
+    run through in the calling thread without threads fighting over the GIL, and tools
+    that wait (for I/O, a process, a lock) bring helpers in within a millisecond.
     """
-    blocked = {i: len(before) for i, before in waits.items()}
-    unblocks: dict[int, list[int]] = {i: [] for i in waits}
+    unblocks: dict[int, list[int]] = {}
     for i, before in waits.items():
         for j in before:
-            unblocks[j].append(i)
+            unblocks.setdefault(j, []).append(i)
+    blocked = {i: len(before) for i, before in waits.items() if before}
     ready = deque(i for i in waits if not waits[i])
     lock = threading.Lock()
     done = threading.Event()
-    # [threads working or asked for, a helper asked for has not started, jobs unfinished]
-    state = [1, False, len(waits)]
+    finished = itertools.count(1)  # next() is atomic: no lock needed to count
+    total = len(waits)
+    cap = min(limit, _MAX_HELPERS + 1)
+    # [threads working or asked for, an asked-for helper has yet to start, jobs taken]
+    state: list[Any] = [1, False, 0]
 
-    def take(helper_started: bool) -> int | None:
+    def stalled() -> bool:
+        """Wait while the working threads keep taking jobs; True once they stop."""
+        seen = state[2]
+        while ready and not done.wait(_STALL):
+            if state[2] == seen:
+                return True
+            seen = state[2]
+        return False
+
+    def more_help() -> None:
         with lock:
-            if helper_started:
-                state[1] = False
-            if not ready:
-                state[0] -= 1
-                return None
-            i = ready.popleft()
-            if ready and not state[1] and state[0] < min(limit, _MAX_HELPERS + 1):
+            if ready and not state[1] and state[0] < cap:
                 state[0] += 1
                 state[1] = True
                 _helpers().submit(work, True)
-            return i
 
     def work(helper: bool) -> None:
-        i = take(helper)
-        while i is not None:
-            jobs[i].result = _call(jobs[i], timeout)
-            with lock:
-                for j in unblocks[i]:
-                    blocked[j] -= 1
-                    if not blocked[j]:
-                        ready.append(j)
-                state[2] -= 1
-                if not state[2]:
+        if helper:
+            state[1] = False
+            if not stalled():
+                with lock:
+                    state[0] -= 1
+                return
+        while True:
+            try:
+                i = ready.popleft()
+            except IndexError:
+                with lock:
+                    state[0] -= 1
+                return
+            state[2] += 1  # a hint for stalled(); a lost update only delays a helper
+            if ready and not state[1] and state[0] < cap:
+                more_help()
+            try:
+                jobs[i].result = _call(jobs[i], timeout)
+            finally:  # even on SystemExit from a tool: never leave the batch waiting
+                if jobs[i].result is None:
+                    jobs[i].result = Observation.error(f"Tool '{jobs[i].call.name}' was stopped.")
+                if i in unblocks:
+                    with lock:
+                        for j in unblocks[i]:
+                            blocked[j] -= 1
+                            if not blocked[j]:
+                                ready.append(j)
+                if next(finished) == total:
                     done.set()
-            i = take(False)
 
     work(False)
     done.wait()

@@ -1,0 +1,151 @@
+"""Core benchmarks: the overhead of a tool call, and listing plugins.
+
+Each line prints our time, a floor measured in the same run, their ratio and the target.
+Run: python bench/bench_core.py  (with toolplug installed)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import Field
+
+from toolplug import Action, Observation, TextContent, ToolDefinition
+
+
+def report(what: str, ours: float, floor: float, target: float, unit: str = "us") -> bool:
+    scale = 1e6 if unit == "us" else 1e3
+    ratio = ours / floor
+    verdict = "PASS" if ratio <= target else "MISS"
+    print(
+        f"{what:<52} ours {ours * scale:9.2f} {unit}  floor {floor * scale:9.2f} {unit}  "
+        f"ratio {ratio:5.2f}x  target <= {target}x  {verdict}"
+    )
+    return ratio <= target
+
+
+def per_call(fn: Callable[[], object], number: int, repeats: int = 7) -> float:
+    """Median seconds per call over several timed loops."""
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+# -- 1. tool.call overhead ---------------------------------------------------------------
+
+
+class AddAction(Action):
+    a: int = Field(description="First number.")
+    b: int = Field(description="Second number.")
+
+
+def add(action: AddAction) -> Observation:
+    return Observation(content=[TextContent(text=str(action.a + action.b))])
+
+
+def bench_call() -> bool:
+    tool = ToolDefinition(name="add", description="Add.", action_type=AddAction, executor=add)
+    args = {"a": 2, "b": 3}
+
+    def ours() -> object:
+        return tool.call(args).to_llm_content
+
+    def floor() -> object:
+        action = AddAction.model_validate(args)
+        return add(action).content
+
+    assert ours()[0].text == floor()[0].text == "5"  # type: ignore[index]
+    per_call(ours, 2000, 2)  # warm up
+    ours_t, floor_t = [], []
+    for _ in range(15):  # interleaved, so the noise of a busy machine hits both alike
+        ours_t.append(per_call(ours, 2000, 1))
+        floor_t.append(per_call(floor, 2000, 1))
+    return report(
+        "tool.call(dict) on a trivial tool",
+        statistics.median(ours_t),
+        statistics.median(floor_t),
+        2.0,
+    )
+
+
+# -- 2. toolplug plugins --json with 50 installed plugins ---------------------------------
+
+PLUGIN = '''
+import json  # a plugin module that costs something to import, like a real one
+from toolplug import hookimpl
+
+IMPORTED = True
+
+@hookimpl
+def register_tools(register):
+    pass
+'''
+
+
+def install_fake_plugins(site: Path, count: int) -> None:
+    """Lay out ``count`` plugin distributions the way pip installs them."""
+    for i in range(count):
+        name = f"benchplug{i:02d}"
+        (site / f"{name}.py").write_text(PLUGIN)
+        info = site / f"toolplug_{name}-1.0.{i}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: toolplug-{name}\nVersion: 1.0.{i}\n")
+        (info / "entry_points.txt").write_text(f"[toolplug]\n{name} = {name}\n")
+        (info / "RECORD").write_text("")
+
+
+def run_median(cmd: list[str], env: dict[str, str], repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def bench_plugins_listing() -> bool:
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp)
+        install_fake_plugins(site, 50)
+        env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+        ours_cmd = [sys.executable, "-m", "toolplug", "plugins", "--json"]
+        floor_cmd = [
+            sys.executable, "-c",
+            "import importlib.metadata as m; m.entry_points(group='toolplug')",
+        ]
+        listed = json.loads(subprocess.run(ours_cmd, env=env, capture_output=True, check=True).stdout)
+        assert sum(p["name"].startswith("benchplug") for p in listed) == 50
+        run_median(ours_cmd, env, 2)
+        run_median(floor_cmd, env, 2)
+        ours = floor = 0.0
+        for _ in range(3):  # interleave, so drift on a noisy machine hits both
+            ours += run_median(ours_cmd, env, 5)
+            floor += run_median(floor_cmd, env, 5)
+        ok = report("`toolplug plugins --json`, 50 plugins installed", ours / 3, floor / 3, 1.5, "ms")
+        probe = (
+            "import sys; from toolplug import ToolRegistry; r = ToolRegistry.from_plugins();"
+            "print(sorted(m for m in sys.modules if m.startswith('benchplug')))"
+        )
+        env["TOOLPLUG_PLUGINS"] = "benchplug07"
+        out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+        imported = eval(out.stdout)  # a printed list of names
+        print(f"{'enabling 1 of the 50 imports':<52} {imported}  {'PASS' if imported == ['benchplug07'] else 'MISS'}")
+        return ok and imported == ["benchplug07"]
+
+
+if __name__ == "__main__":
+    results = [bench_call(), bench_plugins_listing()]
+    sys.exit(0 if all(results) else 1)
