@@ -23,7 +23,7 @@ from toolplug.dispatch import dispatch
 
 CALLS = 100
 TARGET = 1.5
-ROUNDS = 30
+ROUNDS = 60
 
 
 class Add(Action):
@@ -35,15 +35,19 @@ def add(action: Add) -> Observation:
     return Observation.from_text(str(action.a + action.b))
 
 
-def best(fn: Callable[[], object]) -> float:
-    """The median of the fastest third of ROUNDS runs, in seconds (steady against noise)."""
-    times = []
+def timed(direct: Callable[[], object], ours: Callable[[], object]) -> tuple[float, float]:
+    """Both sides, alternating round by round so that noise hits them alike.
+
+    Returns the lower quartile of each side's times, in seconds.
+    """
+    floor: list[float] = []
+    mine: list[float] = []
     for _ in range(ROUNDS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return statistics.median(times[: max(1, ROUNDS // 3)])
+        for fn, times in ((direct, floor), (ours, mine)):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return (statistics.quantiles(floor, n=4)[0], statistics.quantiles(mine, n=4)[0])
 
 
 def measure(label: str, read_only: bool) -> bool:
@@ -74,8 +78,7 @@ def measure(label: str, read_only: bool) -> bool:
     for _ in range(3):  # warm up both
         direct()
         ours()
-    floor = best(direct)
-    mine = best(ours)
+    floor, mine = timed(direct, ours)
     ratio = mine / floor
     ok = ratio <= TARGET
     print(

@@ -16,7 +16,9 @@ Calls run side by side where they do not conflict. A call touches what its tool'
 run concurrently; a call that touches something unknown (``None``) runs alone, in order.
 By default every call that touches something runs in the order given; with
 ``allow_parallel=True`` such calls run concurrently when their sets do not intersect.
-At most ``max_concurrency`` calls run at once.
+At most ``max_concurrency`` calls run at once. In a sync host, the calling thread runs
+calls itself and helper threads join when calls take time; a batch whose tools were
+all quick (under a millisecond) on their last call runs straight through.
 
 A call to an unknown tool, with malformed arguments, or to a tool that fails becomes an
 error result for that call alone. Latent tools (no executor: the model itself produces
@@ -30,6 +32,8 @@ import difflib
 import itertools
 import json
 import threading
+import time
+import weakref
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +75,11 @@ _NOTHING: frozenset[str] = frozenset()
 _MAX_HELPERS = 32
 #: A helper thread joins a batch once no job has started for this long (seconds).
 _STALL = 0.0005
+#: A call that finishes within this (seconds) is quick: threads would not speed it up.
+_QUICK = 0.001
+# Whether each tool's last call was quick. A batch of calls to tools that were all
+# quick last time runs straight through in the calling thread.
+_quick: weakref.WeakKeyDictionary[AnyTool, bool] = weakref.WeakKeyDictionary()
 
 
 @dataclass(slots=True)
@@ -246,24 +255,40 @@ def _touches(tool: AnyTool, arguments: Any, allow_parallel: bool) -> frozenset[s
     return key
 
 
+def _find(tools: Mapping[str, AnyTool], name: str, names: NameMap) -> AnyTool | None:
+    """The tool called ``name``, by its own name or the name providers were shown."""
+    tool = tools.get(name)
+    if tool is None:
+        internal = names.internal(name)
+        tool = tools.get(internal) if internal is not None else None
+    return tool
+
+
 def _plan(
     tools: Mapping[str, AnyTool], fmt: Format, calls: Sequence[ToolCall], allow_parallel: bool
 ) -> list[_Job]:
-    names: NameMap | None = None
+    names = name_map(tools)
+    found: dict[str, AnyTool | None] = {}  # by name, for this batch
+    default_keys: dict[str, frozenset[str] | None] = {}  # for tools with default touches()
     jobs: list[_Job] = []
     for call in calls:
-        tool = tools.get(call.name)
-        if tool is None:
-            names = names or name_map(tools)
-            internal = names.internal(call.name)
-            tool = tools.get(internal) if internal is not None else None
+        name = call.name
+        if name in found:
+            tool = found[name]
+        else:
+            tool = found[name] = _find(tools, name, names)
         if tool is None:
             shown = names if fmt in _PROVIDERS else None
-            jobs.append(_Job(call, None, _unknown(tools, call.name, shown)))
+            jobs.append(_Job(call, None, _unknown(tools, name, shown)))
         elif tool.executor is None:
             jobs.append(_Job(call, tool, _latent(tool, call)))
+        elif name in default_keys:
+            jobs.append(_Job(call, tool, None, default_keys[name]))
         else:
-            jobs.append(_Job(call, tool, None, _touches(tool, call.arguments, allow_parallel)))
+            key = _touches(tool, call.arguments, allow_parallel)
+            if type(tool).touches is ToolDefinition.touches:  # the same for every call
+                default_keys[name] = key
+            jobs.append(_Job(call, tool, None, key))
     return jobs
 
 
@@ -303,6 +328,39 @@ def _call(job: _Job, timeout: float | None) -> Observation:
         return job.tool.call(job.call.arguments, timeout=timeout)
     except Exception as exc:  # call() never raises; this is the last guard
         return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
+
+
+def _timed_call(job: _Job, timeout: float | None) -> Observation:
+    """:func:`_call`, noting whether the tool was quick."""
+    start = time.perf_counter()
+    result = _call(job, timeout)
+    _note_quick({job.tool: time.perf_counter() - start < _QUICK})
+    return result
+
+
+def _note_quick(quick: Mapping[AnyTool | None, bool]) -> None:
+    for tool, fast in quick.items():
+        if tool is not None and _quick.get(tool) is not fast:
+            _quick[tool] = fast
+
+
+def _all_quick(runnable: Sequence[int], jobs: Sequence[_Job]) -> bool:
+    tools = {jobs[i].tool for i in runnable}
+    return all(tool is not None and _quick.get(tool, False) for tool in tools)
+
+
+def _run_quick(runnable: Sequence[int], jobs: Sequence[_Job], timeout: float | None) -> None:
+    """Run the jobs one by one in call order (which honours every wait), timing them."""
+    quick: dict[AnyTool | None, bool] = {}
+    for i in runnable:
+        job = jobs[i]
+        start = time.perf_counter()
+        job.result = _call(job, timeout)
+        if time.perf_counter() - start >= _QUICK:
+            quick[job.tool] = False
+        else:
+            quick.setdefault(job.tool, True)
+    _note_quick(quick)
 
 
 async def _acall(job: _Job, timeout: float | None) -> Observation:
@@ -386,7 +444,7 @@ def _run_threads(
             if ready and not state[1] and state[0] < cap:
                 more_help()
             try:
-                jobs[i].result = _call(jobs[i], timeout)
+                jobs[i].result = _timed_call(jobs[i], timeout)
             finally:  # even on SystemExit from a tool: never leave the batch waiting
                 if jobs[i].result is None:
                     jobs[i].result = Observation.error(f"Tool '{jobs[i].call.name}' was stopped.")
@@ -472,6 +530,8 @@ def dispatch(
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
             jobs[i].result = _call(jobs[i], timeout)
+    elif _all_quick(runnable, jobs):  # threads would only cost time
+        _run_quick(runnable, jobs, timeout)
     else:
         _run_threads(jobs, _waits(runnable, jobs), max_concurrency, timeout)
     return _render(fmt, jobs)
