@@ -1,0 +1,65 @@
+"""Every tool of every plugin shipped here, installed together, exports validly everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolplug import ToolContext, ToolRegistry
+from toolplug.plugins import installed_plugins
+from toolplug.testing import validate_observation_exports, validate_tool_exports
+
+SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "mcp"}
+
+
+def test_every_shipped_plugin_is_installed_and_loads() -> None:
+    installed = {r.name for r in installed_plugins(None)}
+    assert SHIPPED <= installed, f"missing: {SHIPPED - installed}"
+    registry = ToolRegistry.from_plugins(sorted(SHIPPED))
+    broken = [(r.name, r.error) for r in registry.reports if r.status != "ok"]
+    assert not broken
+
+
+def _all_tools(workspace: Path) -> list:
+    registry = ToolRegistry.from_plugins(sorted(SHIPPED))
+    tools = []
+    for entry in registry:
+        tools.extend(registry.resolve(entry.name, ToolContext(workspace=workspace)))
+    return tools
+
+
+def test_every_export_of_every_tool_validates(tmp_path: Path) -> None:
+    tools = _all_tools(tmp_path)
+    names = {t.name for t in tools}
+    assert {"think", "finish", "bash", "file_editor", "glob"} <= names
+    try:
+        for tool in tools:
+            validate_tool_exports(tool)
+    finally:
+        for tool in tools:
+            tool.close()
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "arguments"),
+    [
+        ("think", {"thought": "first list the files"}),
+        ("finish", {"message": "done"}),
+        ("bash", {"command": "echo exported"}),
+        ("file_editor", {"command": "view", "path": "."}),
+        ("glob", {"pattern": "**/*"}),
+        ("bash", {"command": "exit_code_please; false"}),
+        ("file_editor", {"command": "view", "path": "missing.txt"}),
+    ],
+)
+def test_results_of_every_tool_convert_for_every_provider(tmp_path: Path, tool_name: str, arguments: dict) -> None:
+    (tmp_path / "a.txt").write_text("hello\n")
+    registry = ToolRegistry.from_plugins(sorted(SHIPPED))
+    (tool,) = registry.resolve(tool_name, ToolContext(workspace=tmp_path))
+    try:
+        observation = tool.call(arguments)
+        validate_observation_exports(observation)
+        assert observation.text
+    finally:
+        tool.close()
