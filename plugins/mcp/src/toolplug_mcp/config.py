@@ -175,6 +175,10 @@ def _parse_server(
         raise ConfigError(f"{where}: expected an object, got {type(entry).__name__}")
     kind = entry.get("transport") or entry.get("type")
     if kind is None:
+        if "command" not in entry and "url" not in entry:
+            raise ConfigError(
+                f"{where}: give a 'command' (a stdio server) or a 'url' (an http or sse server)"
+            )
         kind = "stdio" if "command" in entry else _transport_from_url(entry.get("url"))
     if kind not in _TRANSPORTS:
         raise ConfigError(f"{where}: unknown transport {kind!r}; use stdio, http or sse")

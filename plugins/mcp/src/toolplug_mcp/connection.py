@@ -73,7 +73,8 @@ class ServerConnection:
         client = Client(
             self.spec.make_transport(),
             name="toolplug",
-            timeout=self.spec.timeout,
+            # Listing tools may be slow on a cold start; calls pass their own timeout.
+            timeout=max(self.spec.timeout, self.spec.init_timeout),
             init_timeout=self.spec.init_timeout,
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()

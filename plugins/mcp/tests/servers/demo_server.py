@@ -40,7 +40,7 @@ class Sum(BaseModel):
 
 
 @server.tool
-def echo(text: str) -> str:
+def echo(text: Annotated[str, Field(description="The text to return.")]) -> str:
     """Return the text."""
     return text
 
@@ -56,10 +56,12 @@ def add(
 
 @server.tool
 def shapes(
-    points: list[Point],
-    mode: Literal["sum", "max"] = "sum",
-    label: str | None = None,
-    when: Annotated[str, Field(json_schema_extra={"format": "date"})] = "2024-01-01",
+    points: Annotated[list[Point], Field(description="The points.")],
+    mode: Annotated[Literal["sum", "max"], Field(description="How to combine.")] = "sum",
+    label: Annotated[str | None, Field(description="A label.")] = None,
+    when: Annotated[str, Field(description="A day.", json_schema_extra={"format": "date"})] = (
+        "2024-01-01"
+    ),
 ) -> dict:
     """Nested objects, arrays, enums, nullable and formats."""
     xs = [p.x + p.y for p in points]
@@ -114,7 +116,7 @@ def pid() -> int:
 
 
 @server.tool(name="files.read")
-def files_read(path: str) -> str:
+def files_read(path: Annotated[str, Field(description="A path.")]) -> str:
     """A dotted tool name, as some servers use."""
     return f"read {path}"
 

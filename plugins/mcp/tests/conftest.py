@@ -1,0 +1,108 @@
+"""Shared fixtures: the demo server's configuration, free ports, and process checks."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+DEMO_SERVER = HERE / "servers" / "demo_server.py"
+COUNTER_PLUGIN = HERE / "counter_plugin"
+
+
+def demo_stdio(**extra: object) -> dict[str, object]:
+    """The mcpServers entry that runs the demo server over stdio."""
+    return {"command": sys.executable, "args": [str(DEMO_SERVER)], **extra}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], limit: float = 30.0) -> None:
+    """Wait (bounded) until something listens on the port, or the process has died."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {limit} s")
+
+
+def is_alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie (from the process table)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def children_of(pid: int) -> set[int]:
+    """Every live descendant of a process."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True)
+    parents: dict[int, int] = {}
+    for line in out.stdout.splitlines():
+        child, parent = (int(x) for x in line.split())
+        parents[child] = parent
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier} - found
+        found |= frontier
+    return {p for p in found if is_alive(p)}
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate a process we started, then kill it if it lingers (bounded)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture
+def demo_config() -> dict[str, object]:
+    return {"mcpServers": {"demo": demo_stdio()}}
+
+
+@pytest.fixture
+def http_demo() -> Iterator[str]:
+    """The demo server over streamable HTTP on 127.0.0.1; yields its URL."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(DEMO_SERVER), "http", str(port)])
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(proc)
+    assert not is_alive(proc.pid)
+
+
+@pytest.fixture(autouse=True)
+def no_orphans() -> Iterator[None]:
+    """Every test leaves no child process of the test process behind."""
+    before = children_of(os.getpid())
+    yield
+    deadline = time.monotonic() + 10
+    left = children_of(os.getpid()) - before
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = children_of(os.getpid()) - before
+    assert not left, f"processes left running: {sorted(left)}"

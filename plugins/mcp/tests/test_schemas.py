@@ -1,0 +1,66 @@
+"""Export of server schemas (draft-07 included) and names every provider accepts."""
+
+from __future__ import annotations
+
+from toolplug_mcp.names import exported_name
+from toolplug_mcp.schemas import export_schema, make_validator
+
+DRAFT7 = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "urn:example",
+    "type": "object",
+    "properties": {
+        "node": {"$ref": "#/definitions/Node"},
+        "limit": {"type": "integer", "minimum": 1, "default": 10, "title": "Limit"},
+        "tag": {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]},
+    },
+    "required": ["node"],
+    "additionalProperties": False,
+    "definitions": {
+        "Node": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/definitions/Node"}},
+            },
+            "required": ["name"],
+        }
+    },
+}
+
+
+def test_draft07_definitions_become_defs_and_nothing_else_is_lost() -> None:
+    out = export_schema(DRAFT7)
+    assert "$schema" not in out and "$id" not in out and "definitions" not in out
+    assert out["properties"]["node"] == {"$ref": "#/$defs/Node"}
+    children = out["$defs"]["Node"]["properties"]["children"]
+    assert children["items"] == {"$ref": "#/$defs/Node"}
+    assert out["properties"]["limit"] == DRAFT7["properties"]["limit"]
+    assert out["properties"]["tag"] == DRAFT7["properties"]["tag"]
+    assert out["additionalProperties"] is False
+    assert out["required"] == ["node"]
+
+
+def test_validation_follows_refs_in_the_declared_draft() -> None:
+    validator = make_validator(DRAFT7)
+    assert validator.is_valid({"node": {"name": "a", "children": [{"name": "b"}]}})
+    assert not validator.is_valid({"node": {"children": [{"name": "b"}]}})
+    assert not validator.is_valid({"node": {"name": "a"}, "extra": 1})
+    assert not validator.is_valid({"node": {"name": "a"}, "limit": 0})
+
+
+def test_a_schema_without_an_object_root_is_made_one() -> None:
+    anything = {"type": "object", "properties": {}, "additionalProperties": True}
+    assert export_schema({}) == anything
+    assert export_schema({"properties": {"a": {"type": "string"}}})["type"] == "object"
+
+
+def test_names_are_safe_short_and_unique() -> None:
+    taken: set[str] = set()
+    assert exported_name(None, "files.read", taken) == "files_read"
+    assert exported_name("srv", "echo", taken) == "srv__echo"
+    clash = exported_name(None, "files_read", taken)
+    assert clash != "files_read" and clash.startswith("files_read_")
+    long = exported_name("a-very-long-server-name", "x" * 120, taken)
+    assert len(long) <= 64
+    assert long != exported_name("a-very-long-server-name", "x" * 121, taken)
