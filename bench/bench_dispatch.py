@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable
 
 from pydantic import Field
-
 from toolplug import Action, Observation, ToolAnnotations, ToolDefinition, Toolset
 from toolplug.dispatch import dispatch
 

@@ -1,0 +1,276 @@
+"""Compose: every tool in one JSON schema, and running a response that follows it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel, Field
+from toolplug import Action, Observation, ToolAnnotations, ToolDefinition, Toolset
+from toolplug.compose import ComposedResult, ComposeError, compose, run_composed
+from toolplug.dispatch import LatentObservation
+
+jsonschema = pytest.importorskip("jsonschema")
+
+
+class Point(BaseModel):
+    x: int = Field(description="Column.")
+    y: int = Field(description="Row.")
+
+
+class Draw(Action):
+    points: list[Point] = Field(description="Points to join.")
+    color: str = Field(default="black", description="Line color.")
+
+
+class ReadFile(Action):
+    path: str = Field(description="File to read.")
+
+
+class Sentiment(Action):
+    label: Literal["positive", "negative", "neutral"] = Field(description="The sentiment.")
+
+
+class Answer(BaseModel):
+    summary: str = Field(description="One line.")
+    score: int = Field(ge=0, le=10, description="0 to 10.")
+
+
+ANSWER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "summary": {"type": "string"},
+        "score": {"type": "integer", "minimum": 0, "maximum": 10},
+    },
+    "required": ["summary", "score"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture
+def ran() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def toolset(ran: list[str]) -> Toolset:
+    def read_file(action: ReadFile) -> Observation:
+        ran.append(action.path)
+        return Observation.from_text(f"contents of {action.path}")
+
+    def draw(action: Draw) -> Observation:
+        ran.append("draw")
+        return Observation.from_text(f"{len(action.points)} points in {action.color}")
+
+    return Toolset(
+        [
+            ToolDefinition(
+                name="read_file",
+                description="Read a file.",
+                action_type=ReadFile,
+                executor=read_file,
+                annotations=ToolAnnotations(readOnlyHint=True),
+            ),
+            ToolDefinition(
+                name="draw", description="Draw a line.", action_type=Draw, executor=draw
+            ),
+            ToolDefinition(
+                name="sentiment",
+                description="Classify the text's sentiment.",
+                action_type=Sentiment,
+            ),
+        ]
+    )
+
+
+def valid(schema: dict[str, Any], response: Any) -> bool:
+    return jsonschema.Draft202012Validator(schema).is_valid(response)
+
+
+# -- the schema ------------------------------------------------------------------------------
+
+
+def test_composed_schema_is_a_valid_schema(toolset: Toolset) -> None:
+    schema = toolset.compose(ANSWER_SCHEMA)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["required"] == ["calls", "output"]
+    variants = schema["properties"]["calls"]["items"]["oneOf"]
+    assert [v["properties"]["_tool"]["const"] for v in variants] == [
+        "read_file",
+        "draw",
+        "sentiment",
+    ]
+    assert all(v["required"][0] == "_tool" for v in variants)
+    assert variants[1]["description"] == "Draw a line."
+    # The nested model's definition moved to the root, under the tool's name.
+    assert set(schema["$defs"]) == {"draw__Point"}
+    assert variants[1]["properties"]["points"]["items"] == {"$ref": "#/$defs/draw__Point"}
+
+
+GOOD = [
+    {"calls": [], "output": {"summary": "fine", "score": 7}},
+    {"calls": [{"_tool": "read_file", "path": "a.txt"}], "output": None},
+    {
+        "calls": [
+            {"_tool": "draw", "points": [{"x": 1, "y": 2}, {"x": 3, "y": 4}]},
+            {"_tool": "sentiment", "label": "neutral"},
+            {"_tool": "read_file", "path": "b.txt"},
+        ],
+        "output": {"summary": "drawn", "score": 3},
+    },
+]
+
+BAD = {
+    "unknown tool": {"calls": [{"_tool": "rm", "path": "/"}], "output": None},
+    "no _tool": {"calls": [{"path": "a.txt"}], "output": None},
+    "missing parameter": {"calls": [{"_tool": "read_file"}], "output": None},
+    "wrong type": {"calls": [{"_tool": "read_file", "path": 3}], "output": None},
+    "parameter of another tool": {
+        "calls": [{"_tool": "read_file", "path": "a", "color": "red"}],
+        "output": None,
+    },
+    "bad nested item": {"calls": [{"_tool": "draw", "points": [{"x": 1}]}], "output": None},
+    "latent value out of enum": {
+        "calls": [{"_tool": "sentiment", "label": "ecstatic"}],
+        "output": None,
+    },
+    "output breaks its schema": {"calls": [], "output": {"summary": "x", "score": 11}},
+    "output missing": {"calls": []},
+    "calls not an array": {"calls": {"_tool": "read_file", "path": "a"}, "output": None},
+    "extra key": {"calls": [], "output": None, "thoughts": "hmm"},
+}
+
+
+@pytest.mark.parametrize("response", GOOD)
+def test_good_responses_validate(toolset: Toolset, response: dict[str, Any]) -> None:
+    assert valid(toolset.compose(ANSWER_SCHEMA), response)
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_responses_do_not(toolset: Toolset, case: str) -> None:
+    assert not valid(toolset.compose(ANSWER_SCHEMA), BAD[case])
+
+
+def test_without_an_output_schema_the_output_is_null(toolset: Toolset) -> None:
+    schema = compose(toolset)
+    assert valid(schema, {"calls": [{"_tool": "read_file", "path": "a"}], "output": None})
+    assert not valid(schema, {"calls": [], "output": "an answer"})
+
+
+def test_output_schema_from_a_pydantic_model(toolset: Toolset) -> None:
+    schema = compose(toolset, Answer)
+    assert valid(schema, {"calls": [], "output": {"summary": "s", "score": 1}})
+    assert not valid(schema, {"calls": [], "output": {"summary": "s", "score": -1}})
+
+
+def test_no_tools() -> None:
+    schema = compose(Toolset(), ANSWER_SCHEMA)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert valid(schema, {"calls": [], "output": {"summary": "s", "score": 1}})
+    assert not valid(schema, {"calls": [{"_tool": "x"}], "output": None})
+
+
+# -- running a response ----------------------------------------------------------------------
+
+
+def test_run_composed(toolset: Toolset, ran: list[str]) -> None:
+    result = toolset.run_composed(json.dumps(GOOD[2]), output_schema=ANSWER_SCHEMA)
+    assert isinstance(result, ComposedResult)
+    assert [c.name for c in result.calls] == ["draw", "sentiment", "read_file"]
+    assert [o.text for o in result.observations] == [
+        "2 points in black",
+        '{"label": "neutral"}',
+        "contents of b.txt",
+    ]
+    assert ran == ["draw", "b.txt"]  # the latent tool did not run
+    assert isinstance(result.observations[1], LatentObservation)
+    assert result.latent() == [(result.calls[1], {"label": "neutral"})]
+    assert result.output == {"summary": "drawn", "score": 3}
+    assert result.done
+    prompt = json.loads(result.to_prompt())
+    assert prompt["results"][2] == {
+        "_tool": "read_file",
+        "is_error": False,
+        "result": "contents of b.txt",
+    }
+
+
+def test_run_composed_with_a_pydantic_output(toolset: Toolset) -> None:
+    result = run_composed(toolset, GOOD[0], output_schema=Answer)
+    assert result.output == Answer(summary="fine", score=7)
+    assert result.calls == [] and result.observations == []
+
+
+def test_calls_without_output_are_not_done(toolset: Toolset) -> None:
+    result = run_composed(toolset, GOOD[1], output_schema=Answer)
+    assert not result.done and result.output is None
+    assert result.observations[0].text == "contents of a.txt"
+
+
+def test_bad_calls_fail_alone(toolset: Toolset, ran: list[str]) -> None:
+    response = {
+        "calls": [
+            {"_tool": "rm", "path": "/"},
+            {"path": "a.txt"},
+            "read a.txt",
+            {"_tool": "read_file", "path": 3},
+            {"_tool": "sentiment", "label": "ecstatic"},
+            {"_tool": "read_file", "path": "ok.txt"},
+        ],
+        "output": None,
+    }
+    result = run_composed(toolset, response)
+    errors = [o.is_error for o in result.observations]
+    assert errors == [True, True, True, True, True, False]
+    texts = [o.text for o in result.observations]
+    assert texts[0].startswith("There is no tool named 'rm'.")
+    assert "'_tool' names one of the tools: read_file, draw, sentiment" in texts[1]
+    assert "'_tool' names one of the tools" in texts[2]
+    assert "path: Input should be a valid string" in texts[3]
+    assert "label" in texts[4]
+    assert ran == ["ok.txt"]
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ({"calls": "read a.txt", "output": None}, "'calls' must be an array"),
+        ({"calls": [], "output": None, "thoughts": "x"}, "Unknown keys in the response: thoughts"),
+        (
+            {"calls": [{"_tool": "read_file", "path": "a"}], "output": {"summary": 1, "score": 11}},
+            "Invalid 'output'",
+        ),
+    ],
+)
+def test_responses_unusable_as_a_whole_raise_and_run_nothing(
+    toolset: Toolset, ran: list[str], response: Any, message: str
+) -> None:
+    with pytest.raises(ComposeError, match=message):
+        run_composed(toolset, response, output_schema=ANSWER_SCHEMA)
+    assert ran == []
+
+
+def test_output_errors_name_the_fields(toolset: Toolset) -> None:
+    bad = {"calls": [], "output": {"summary": 1, "score": 11}}
+    with pytest.raises(ComposeError) as schema_error:
+        run_composed(toolset, bad, output_schema=ANSWER_SCHEMA)
+    assert "output['summary']: 1 is not of type 'string'" in str(schema_error.value)
+    assert "output['score']: 11 is greater than the maximum of 10" in str(schema_error.value)
+    with pytest.raises(ComposeError) as model_error:
+        run_composed(toolset, bad, output_schema=Answer)
+    assert "Invalid 'output':" in str(model_error.value)
+    assert "score" in str(model_error.value) and "summary" in str(model_error.value)
+
+
+def test_latent_only_toolset_round_trip() -> None:
+    toolset = Toolset(
+        [ToolDefinition(name="sentiment", description="Classify.", action_type=Sentiment)]
+    )
+    schema = compose(toolset)
+    response = {"calls": [{"_tool": "sentiment", "label": "negative"}], "output": None}
+    assert valid(schema, response)
+    result = run_composed(toolset, response)
+    assert result.latent()[0][1] == {"label": "negative"}
