@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolplug import hookimpl  # type: ignore[attr-defined]
+from toolplug import hookimpl
 
 from toolplug_file_editor.definition import (
     FileEditorAction,

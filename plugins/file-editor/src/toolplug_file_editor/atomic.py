@@ -12,6 +12,7 @@ import contextlib
 import os
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from toolplug_file_editor.errors import EditorError
@@ -39,13 +40,15 @@ def current_umask() -> int:
 
 def write_atomic(
     path: Path,
-    data: bytes,
+    data: bytes | Sequence[bytes | memoryview],
     *,
     mode: int | None,
     owner: tuple[int, int] | None = None,
     exclusive: bool = False,
 ) -> None:
     """Replace (or, with ``exclusive``, newly create) ``path`` with ``data`` atomically.
+
+    ``data`` is the new content, or a sequence of pieces written one after the other.
 
     ``mode`` is the permission bits to give the file (``None``: a new file's default
     under the umask); ``owner`` the (uid, gid) to keep, where the process may set it.
@@ -65,7 +68,8 @@ def write_atomic(
         with os.fdopen(fd, "wb") as handle:
             os.chmod(temp, mode)
             _keep_owner(temp, owner)
-            handle.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         if exclusive:

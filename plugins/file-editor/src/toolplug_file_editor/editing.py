@@ -26,10 +26,6 @@ class Splice:
     end: int
     new: str
 
-    def apply(self, text: str) -> str:
-        """The text with this splice made."""
-        return text[: self.start] + self.new + text[self.end :]
-
 
 def line_of(text: str, offset: int) -> int:
     """The 1-based line number of the character at ``offset``."""

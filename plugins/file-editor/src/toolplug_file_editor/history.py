@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import zlib
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolplug_file_editor.textfile import TextFormat
 
 
-def fingerprint(data: bytes) -> tuple[int, int]:
-    """A cheap check that a file still holds ``data``: its size and CRC-32."""
-    return len(data), zlib.crc32(data)
+def fingerprint(data: bytes | Sequence[bytes | memoryview]) -> tuple[int, int]:
+    """A cheap check that a file still holds ``data`` (or these pieces): size and CRC-32."""
+    pieces = [data] if isinstance(data, bytes) else data
+    crc = 0
+    for piece in pieces:
+        crc = zlib.crc32(piece, crc)
+    return sum(len(piece) for piece in pieces), crc
 
 
 @dataclass(frozen=True)

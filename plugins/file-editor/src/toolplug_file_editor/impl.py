@@ -47,8 +47,9 @@ class Settings:
 
 @dataclass
 class _Loaded:
-    """A file read for editing: its bytes' text and format, and its stat."""
+    """A file read for editing: its bytes, their text and format, and its stat."""
 
+    data: bytes
     text: str
     fmt: textfile.TextFormat
     info: os.stat_result
@@ -116,7 +117,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     # -- view ------------------------------------------------------------------------
 
     def _view(self, action: FileEditorAction, real: Path) -> Observation:
-        if real.is_dir():
+        if os.path.isdir(real):
             if action.view_range is not None:
                 raise EditorError(
                     f"{action.path} is a directory; `view_range` applies to files only."
@@ -198,16 +199,20 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 f"{found.seen} line(s). Use a start between 1 and {found.seen}."
             )
         limit = self.settings.line_limit
-        body = "\n".join(
-            f"{line.number:6}\t{line.text}"
-            + (f" [... {line.length - len(line.text)} more characters]" if line.cut else "")
-            for line in lines
-        )
+        rows = []
+        any_cut = False
+        for line in lines:
+            row = f"{line.number:6}\t{line.text}"
+            if line.length > len(line.text):
+                any_cut = True
+                row += f" [... {line.length - len(line.text)} more characters]"
+            rows.append(row)
+        body = "\n".join(rows)
         shown_last = lines[-1].number
         notes = []
         if found.fmt != textfile.TextFormat("utf-8"):
             notes.append(f"The file is decoded as {found.fmt.label}.")
-        if any(line.cut for line in lines):
+        if any_cut:
             notes.append(
                 f"Lines longer than {limit} characters are cut; the editor shows at most "
                 f"{limit} characters of a line."
@@ -304,28 +309,29 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     def _commit(
         self, action: FileEditorAction, real: Path, loaded: _Loaded, splice: editing.Splice
     ) -> Observation:
-        new_text = splice.apply(loaded.text)
-        data = loaded.fmt.encode(new_text)
-        self._check_size(action.path, len(data), "After this edit the file would be")
-        self._write(real, data, loaded.info)
+        pieces = textfile.splice_bytes(
+            loaded.data, loaded.text, loaded.fmt, splice.start, splice.end, splice.new
+        )
+        size = sum(len(piece) for piece in pieces)
+        self._check_size(action.path, size, "After this edit the file would be")
+        self._write(real, pieces, loaded.info)
         removed = loaded.text[splice.start : splice.end]
-        step = Step(loaded.fmt, fingerprint(data), splice.start, len(splice.new), removed)
+        step = Step(loaded.fmt, fingerprint(pieces), splice.start, len(splice.new), removed)
         self.history.push(real, step)
-        return self._show_change(action, real, loaded.text, new_text, splice, "Edited")
+        return self._show_change(action, real, loaded.text, splice, "Edited")
 
     def _show_change(
         self,
         action: FileEditorAction,
         real: Path,
         old_text: str,
-        new_text: str,
         splice: editing.Splice,
         verb: str,
     ) -> Observation:
         limit = self.settings.max_view_chars // 2
-        end = splice.start + len(splice.new)
-        snippet = render.snippet(new_text, splice.start, end, limit)
-        diff = render.unified_diff(old_text, new_text, splice, self._shown(real), limit)
+        change = render.Change(old_text, splice, editing.line_of(old_text, splice.start))
+        snippet = change.snippet(limit)
+        diff = change.diff(self._shown(real), limit)
         message = (
             f"{verb} {action.path}. The lines around the change, numbered as `view` shows "
             f"them:\n{snippet}\n\nThe change:\n{diff}"
@@ -362,13 +368,11 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             )
         text = data[len(step.fmt.bom) :].decode(step.fmt.encoding)
         revert = editing.Splice(step.start, step.start + step.inserted, step.removed)
-        restored = revert.apply(text)
-        self._write(real, step.fmt.encode(restored), os.stat(real))
+        pieces = textfile.splice_bytes(data, text, step.fmt, revert.start, revert.end, revert.new)
+        self._write(real, pieces, os.stat(real))
         self.history.drop_last(real)
         left = self.history.steps_of(real)
-        observation = self._show_change(
-            action, real, text, restored, revert, "Undid the last edit of"
-        )
+        observation = self._show_change(action, real, text, revert, "Undid the last edit of")
         observation.content.append(
             TextContent(text=f"{left} earlier edit(s) of this file can still be undone.")
         )
@@ -400,7 +404,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             text, fmt = textfile.decode(data)
         except EditorError as exc:
             raise EditorError(f"{raw}: {exc}") from None
-        return _Loaded(text, fmt, info)
+        return _Loaded(data, text, fmt, info)
 
     def _check_size(self, raw: str, size: int, what: str) -> None:
         limit = self.settings.max_file_size
@@ -411,7 +415,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             )
 
     @staticmethod
-    def _write(real: Path, data: bytes, info: os.stat_result) -> None:
+    def _write(real: Path, data: list[bytes | memoryview], info: os.stat_result) -> None:
         write_atomic(real, data, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid))
 
 

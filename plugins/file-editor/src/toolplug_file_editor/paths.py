@@ -19,14 +19,17 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
         raise EditorError("`path` is empty. Give a file or directory path.")
     if "\x00" in raw:
         raise EditorError("`path` contains a NUL character, which no file name can hold.")
-    given = Path(os.path.expanduser(raw))
-    real = Path(os.path.realpath(workspace / given))
-    if not allow_outside and not real.is_relative_to(workspace):
-        via = "" if str(real) == os.path.normpath(workspace / given) else f" (it leads to {real})"
+    # String functions rather than pathlib: this runs on every call.
+    root = str(workspace)
+    joined = os.path.join(root, os.path.expanduser(raw))
+    real = os.path.realpath(joined)
+    inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+    if not allow_outside and not inside:
+        via = "" if real == os.path.normpath(joined) else f" (it leads to {real})"
         raise EditorError(
             f"{raw} is outside the workspace {workspace}{via}. Use a path inside the workspace."
         )
-    return real
+    return Path(real)
 
 
 def display(path: Path, workspace: Path) -> str:

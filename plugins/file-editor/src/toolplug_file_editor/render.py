@@ -1,11 +1,15 @@
-"""What an edit looks like to the model: a numbered snippet and a unified diff."""
+"""What an edit looks like to the model: a numbered snippet and a unified diff.
+
+Both are built from the old text and the splice alone, on the few lines around the
+change, so showing an edit costs the same in a 10-line file and a 100,000-line one.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
 
-from toolplug_file_editor.editing import Splice, line_of
+from toolplug_file_editor.editing import Splice
 
 #: Lines of context shown around an edit in the snippet.
 SNIPPET_CONTEXT = 4
@@ -51,28 +55,41 @@ def _split(chunk: str) -> list[str]:
     return [line.removesuffix("\r") for line in chunk.split("\n")] if chunk else []
 
 
-def snippet(text: str, start: int, end: int, limit: int) -> str:
-    """The numbered lines around ``text[start:end]``, cut to ``limit`` characters."""
-    begin, stop = _window(text, start, end, SNIPPET_CONTEXT)
-    body = numbered(_split(text[begin:stop]), line_of(text, begin))
-    return cut(body, limit, "the snippet")
+class Change:
+    """One splice of a text, shown as a snippet of the result and as a diff."""
 
+    def __init__(self, text: str, splice: Splice, start_line: int) -> None:
+        """``start_line`` is the line number of ``splice.start`` in ``text``."""
+        self.text = text
+        self.splice = splice
+        self.start_line = start_line
 
-def unified_diff(old_text: str, new_text: str, splice: Splice, path: str, limit: int) -> str:
-    """The unified diff of one splice, computed on the changed lines only (fast on big files)."""
-    begin, old_stop = _window(old_text, splice.start, splice.end, DIFF_CONTEXT)
-    new_end = splice.start + len(splice.new)
-    _, new_stop = _window(new_text, splice.start, new_end, DIFF_CONTEXT)
-    # The text before the splice is the same in both, so both windows start together.
-    old_lines = _split(old_text[begin:old_stop])
-    new_lines = _split(new_text[begin:new_stop])
-    shift = line_of(old_text, begin) - 1
-    out = []
-    for line in difflib.unified_diff(
-        old_lines, new_lines, f"a/{path}", f"b/{path}", n=DIFF_CONTEXT, lineterm=""
-    ):
-        out.append(_HUNK.sub(lambda m: _shifted(m, shift), line) if line.startswith("@@") else line)
-    return cut("\n".join(out), limit, "the diff")
+    def _around(self, context: int) -> tuple[int, str, str]:
+        """The first line number, and the old and new lines around the change."""
+        text, splice = self.text, self.splice
+        begin, stop = _window(text, splice.start, splice.end, context)
+        first = self.start_line - text.count("\n", begin, splice.start)
+        old = text[begin:stop]
+        new = text[begin : splice.start] + splice.new + text[splice.end : stop]
+        return first, old, new
+
+    def snippet(self, limit: int) -> str:
+        """The numbered lines of the new text around the change."""
+        first, _, new = self._around(SNIPPET_CONTEXT)
+        return cut(numbered(_split(new), first), limit, "the snippet")
+
+    def diff(self, path: str, limit: int) -> str:
+        """The unified diff of the change, with the file's line numbers."""
+        first, old, new = self._around(DIFF_CONTEXT)
+        shift = first - 1
+        lines = []
+        for line in difflib.unified_diff(
+            _split(old), _split(new), f"a/{path}", f"b/{path}", n=DIFF_CONTEXT, lineterm=""
+        ):
+            if line.startswith("@@"):
+                line = _HUNK.sub(lambda m: _shifted(m, shift), line)
+            lines.append(line)
+        return cut("\n".join(lines), limit, "the diff")
 
 
 def _shifted(match: re.Match[str], shift: int) -> str:

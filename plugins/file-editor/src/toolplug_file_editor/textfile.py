@@ -53,9 +53,13 @@ class TextFormat:
         return not self.encoding.startswith(("utf-16", "utf-32"))
 
     def encode(self, text: str) -> bytes:
-        """The file's bytes for ``text``; an unwritable character is a clear error."""
+        """The whole file's bytes for ``text``, byte order mark included."""
+        return self.bom + self.encode_piece(text)
+
+    def encode_piece(self, text: str) -> bytes:
+        """The bytes of a piece of the text; an unwritable character is a clear error."""
         try:
-            return self.bom + text.encode(self.encoding)
+            return text.encode(self.encoding)
         except UnicodeEncodeError as exc:
             bad = exc.object[exc.start : exc.end]
             raise EditorError(
@@ -124,6 +128,27 @@ def decode(data: bytes) -> tuple[str, TextFormat]:
         except UnicodeDecodeError:
             fmt = next_fallback(fmt)
     raise EditorError("The file's text cannot be decoded in any supported encoding.")
+
+
+def splice_bytes(
+    data: bytes, text: str, fmt: TextFormat, start: int, end: int, new: str
+) -> list[bytes | memoryview]:
+    """The file's bytes after replacing ``text[start:end]`` by ``new``, as pieces.
+
+    ``text`` is ``data`` decoded in ``fmt``. The untouched bytes before and after are
+    views of ``data``, not copies, so a small edit of a big file copies nothing big.
+    """
+    bom = len(fmt.bom)
+    one_byte_per_char = fmt.encoding in ("cp1252", "latin-1") or (
+        fmt.encoding == "utf-8" and len(data) - bom == len(text)
+    )
+    if one_byte_per_char:
+        low, high = bom + start, bom + end
+    else:
+        low = bom + len(text[:start].encode(fmt.encoding))
+        high = low + len(text[start:end].encode(fmt.encoding))
+    whole = memoryview(data)
+    return [whole[:low], fmt.encode_piece(new), whole[high:]]
 
 
 def newline_of(text: str) -> str:

@@ -7,6 +7,7 @@ numbered as they are read, before anything is cut, so every number shown is righ
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ _CHUNK = 1 << 16
 _COUNT_CHUNK = 1 << 20
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     """One line as shown: its number, its text (maybe cut) and its full length."""
 
@@ -100,6 +101,88 @@ def read_lines(
 def _collect(
     path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
 ) -> tuple[list[Line], bool, int]:
+    if fmt.ascii_compatible:
+        return _collect_bytes(path, fmt, first, last, line_limit, budget)
+    return _collect_text(path, fmt, first, last, line_limit, budget)
+
+
+def _skip_lines(handle: IO[bytes], count: int) -> int:
+    """Move past ``count`` lines, counting newlines in blocks; returns the lines skipped."""
+    skipped = 0
+    size = 1 << 14  # small first blocks for ranges near the top, then bigger ones
+    while skipped < count:
+        position = handle.tell()
+        block = handle.read(size)
+        size = min(size * 2, _COUNT_CHUNK)
+        if not block:
+            break
+        found = block.count(b"\n")
+        if skipped + found < count:
+            skipped += found
+            continue
+        # Split off the lines still to skip in one call; what is left starts the next line.
+        rest = block.split(b"\n", count - skipped)[-1]
+        handle.seek(position + len(block) - len(rest))
+        skipped = count
+    return skipped
+
+
+def _finish_line(handle: IO[bytes], raw: bytes, encoding: str, limit: int) -> tuple[str, int]:
+    """Decode a line read without its newline (overlong, or the last line of the file).
+
+    Returns its first ``limit`` characters and its full length; the rest of an overlong
+    line is read in blocks and counted, not kept.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)()
+    text = decoder.decode(raw)
+    length = len(text)
+    while more := handle.readline(_CHUNK):  # skip the rest of an overlong line
+        ended = more.endswith(b"\n")
+        length += len(decoder.decode(more[:-1] if ended else more))
+        if ended:
+            break
+    length += len(decoder.decode(b"", final=True))
+    return text[:limit], length
+
+
+def _collect_bytes(
+    path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
+) -> tuple[list[Line], bool, int]:
+    """:func:`_collect` for encodings where a newline is the byte ``\\n``: lines before
+    the range are skipped without being decoded."""
+    lines: list[Line] = []
+    used = 0
+    encoding = fmt.encoding
+    byte_limit = line_limit * 4  # at most 4 bytes a character in these encodings
+    with open(path, "rb") as handle:
+        handle.seek(len(fmt.bom))
+        number = _skip_lines(handle, first - 1)
+        if number < first - 1:
+            return lines, True, number
+        readline = handle.readline
+        while last is None or number < last:
+            raw = readline(byte_limit)
+            if raw.endswith(b"\n"):  # the common case, kept short
+                text = raw[:-1].decode(encoding).removesuffix("\r")
+                length = len(text)
+                if length > line_limit:
+                    text = text[:line_limit]
+            elif raw:
+                text, length = _finish_line(handle, raw, encoding, line_limit)
+            else:
+                return lines, True, number
+            number += 1
+            used += len(text) + 8  # the number column and the newline
+            if used > budget and lines:
+                return lines, False, number
+            lines.append(Line(number, text, length))
+        return lines, handle.read(1) == b"", number
+
+
+def _collect_text(
+    path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
+) -> tuple[list[Line], bool, int]:
+    """:func:`_collect` for UTF-16 and UTF-32: read through a text stream."""
     lines: list[Line] = []
     used = 0
     number = 0
