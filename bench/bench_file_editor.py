@@ -121,8 +121,7 @@ def bench_str_replace(workspace: Path, tool) -> bool:
     def atomic_floor() -> object:
         """For context: plain Python with the same durable write (temp file, fsync, rename)."""
         text = floor_path.read_text(encoding="utf-8").replace("0008500", "0008500", 1)
-        handle = tempfile.NamedTemporaryFile(dir=workspace, delete=False)
-        with handle:
+        with tempfile.NamedTemporaryFile(dir=workspace, delete=False) as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
