@@ -19,8 +19,19 @@ def build_wheel(project: Path, out: Path) -> Path:
     """Build a wheel with pip (no isolation tricks: the same build a user's pip does)."""
     before = set(out.glob("*.whl"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(project)],
-        check=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            "-w",
+            str(out),
+            str(project),
+        ],
+        check=True,
+        timeout=300,
     )
     (wheel,) = set(out.glob("*.whl")) - before
     return wheel
@@ -36,20 +47,40 @@ class Venv:
         self.python = self.bin / "python"
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_PLUGINS", "PYTHONPATH", "VIRTUAL_ENV")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("TOOLPLUG_PLUGINS", "PYTHONPATH", "VIRTUAL_ENV")
+        }
         env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
         env.update(extra)
         return env
 
     def pip(self, *args: str) -> None:
         subprocess.run(
-            [str(self.python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *args],
-            check=True, timeout=600,
+            [
+                str(self.python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                *args,
+            ],
+            check=True,
+            timeout=600,
         )
 
-    def run(self, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, cwd: Path | None = None, **env: str
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            list(args), capture_output=True, text=True, env=self.env(**env), timeout=120, cwd=cwd,
+            list(args),
+            capture_output=True,
+            text=True,
+            env=self.env(**env),
+            timeout=120,
+            cwd=cwd,
         )
 
     def toolplug(self, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

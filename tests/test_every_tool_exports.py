@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from toolplug import ToolContext, ToolRegistry
 from toolplug.plugins import installed_plugins
 from toolplug.testing import validate_observation_exports, validate_tool_exports
@@ -15,7 +14,7 @@ SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "mcp"}
 
 def test_every_shipped_plugin_is_installed_and_loads() -> None:
     installed = {r.name for r in installed_plugins(None)}
-    assert SHIPPED <= installed, f"missing: {SHIPPED - installed}"
+    assert installed >= SHIPPED, f"missing: {SHIPPED - installed}"
     registry = ToolRegistry.from_plugins(sorted(SHIPPED))
     broken = [(r.name, r.error) for r in registry.reports if r.status != "ok"]
     assert not broken
@@ -53,7 +52,9 @@ def test_every_export_of_every_tool_validates(tmp_path: Path) -> None:
         ("file_editor", {"command": "view", "path": "missing.txt"}),
     ],
 )
-def test_results_of_every_tool_convert_for_every_provider(tmp_path: Path, tool_name: str, arguments: dict) -> None:
+def test_results_of_every_tool_convert_for_every_provider(
+    tmp_path: Path, tool_name: str, arguments: dict
+) -> None:
     (tmp_path / "a.txt").write_text("hello\n")
     registry = ToolRegistry.from_plugins(sorted(SHIPPED))
     (tool,) = registry.resolve(tool_name, ToolContext(workspace=tmp_path))

@@ -24,7 +24,9 @@ def test_discovered_and_listed_with_its_version(demo_venv: Venv) -> None:
 def test_enabled_and_disabled_by_name(demo_venv: Venv) -> None:
     assert plugin_list(demo_venv, TOOLPLUG_PLUGINS="")["demo"]["enabled"] is False
     assert plugin_list(demo_venv, TOOLPLUG_PLUGINS="demo")["demo"]["enabled"] is True
-    assert plugin_list(demo_venv, "--plugins", "demo", TOOLPLUG_PLUGINS="")["demo"]["enabled"] is True
+    assert (
+        plugin_list(demo_venv, "--plugins", "demo", TOOLPLUG_PLUGINS="")["demo"]["enabled"] is True
+    )
     off = demo_venv.toolplug("call", "demo_upper", '{"text": "x"}', TOOLPLUG_PLUGINS="")
     assert off.returncode == 2 and "unknown tool 'demo_upper'" in off.stderr
     unknown = demo_venv.toolplug("plugins", TOOLPLUG_PLUGINS="demo,nope")
@@ -49,7 +51,8 @@ def test_callable_from_python(demo_venv: Venv, tmp_path: Path) -> None:
     script.write_text(
         "import asyncio, json\n"
         "from toolplug import Tool, Toolset\n"
-        "with Toolset.load(['demo_upper', Tool('demo_tally', {'step': 2})], workspace='.') as tools:\n"
+        "specs = ['demo_upper', Tool('demo_tally', {'step': 2})]\n"
+        "with Toolset.load(specs, workspace='.') as tools:\n"
         "    a = tools.call('demo_upper', '{\"text\": \"py\"}').text\n"
         "    tools.call('demo_tally', {'text': ''})\n"
         "    b = asyncio.run(tools.acall('demo_tally', {'text': ''})).text\n"

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from core_test_tools import EchoAction, EchoObservation, make_echo_tool
-
 from toolplug import ToolDefinition
 
 
@@ -33,9 +32,7 @@ def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
     ) -> Path:
         info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
         info.mkdir()
-        (info / "METADATA").write_text(
-            f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
-        )
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
         lines = ["[toolplug]"] + [f"{name} = {value}" for name, value in entry_points.items()]
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
         for module, code in modules.items():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pydantic import Field
-
 from toolplug import Action, Observation, ToolAnnotations, ToolDefinition
 
 
@@ -34,7 +33,7 @@ def make_echo_tool() -> ToolDefinition[EchoAction, EchoObservation]:
 
 
 #: Source of a small plugin module that registers a `shout` tool.
-GOOD = '''
+GOOD = """
 from pydantic import Field
 from toolplug import Action, Observation, ToolDefinition, hookimpl
 
@@ -45,4 +44,4 @@ class Shout(Action):
 def register_tools(register):
     register(ToolDefinition(name="shout", description="Shout.", action_type=Shout,
                             executor=lambda a: Observation.from_text(a.text.upper())))
-'''
+"""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
-
 from toolplug import Action, Observation, ToolDefinition
 
 
@@ -23,7 +22,9 @@ class PlotAction(Action):
 
 
 def _plot(action: PlotAction) -> Observation:
-    return Observation.from_text(f"{action.title}:{len(action.points)}:{action.style}:{action.width}")
+    return Observation.from_text(
+        f"{action.title}:{len(action.points)}:{action.style}:{action.width}"
+    )
 
 
 TOOL = ToolDefinition(name="plot", description="Plot.", action_type=PlotAction, executor=_plot)

@@ -15,17 +15,30 @@ from core_test_tools import GOOD
 
 @pytest.fixture
 def run(install_dist: Any, tmp_path: Path) -> Any:
-    site = install_dist("toolplug-shout", "1.2.0", {"shout": "tp_test_shout"}, {"tp_test_shout": GOOD}).parent
-    install_dist("toolplug-broken", "0.0.1", {"broken": "tp_test_broken"},
-                 {"tp_test_broken": "raise ImportError('needs libfoo')\n"})
+    site = install_dist(
+        "toolplug-shout", "1.2.0", {"shout": "tp_test_shout"}, {"tp_test_shout": GOOD}
+    ).parent
+    install_dist(
+        "toolplug-broken",
+        "0.0.1",
+        {"broken": "tp_test_broken"},
+        {"tp_test_broken": "raise ImportError('needs libfoo')\n"},
+    )
 
-    def run(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, env: dict[str, str] | None = None, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         full_env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
         full_env["PYTHONPATH"] = os.pathsep.join([str(site), full_env.get("PYTHONPATH", "")])
         full_env.update(env or {})
         return subprocess.run(
-            [sys.executable, "-m", "toolplug", *args], capture_output=True, text=True,
-            env=full_env, cwd=tmp_path, timeout=60, input=input,
+            [sys.executable, "-m", "toolplug", *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            cwd=tmp_path,
+            timeout=60,
+            input=input,
         )
 
     return run
@@ -66,7 +79,12 @@ def test_tools_lists_and_exports(run: Any) -> None:
     assert out.returncode == 0
     assert "shout\n    Shout.\n    text (string, required)" in out.stdout
     assert "plugin broken is broken" in out.stderr
-    for fmt, key in (("openai", "function"), ("anthropic", "input_schema"), ("mcp", "inputSchema"), ("responses", "parameters")):
+    for fmt, key in (
+        ("openai", "function"),
+        ("anthropic", "input_schema"),
+        ("mcp", "inputSchema"),
+        ("responses", "parameters"),
+    ):
         out = run("tools", "--plugins", "shout", "--format", fmt)
         (tool,) = json.loads(out.stdout)
         assert key in tool
@@ -78,7 +96,10 @@ def test_call_success_error_and_usage_exit_codes(run: Any) -> None:
     ok = run("call", "shout", '{"text": "hi"}', "--plugins", "shout")
     assert (ok.returncode, ok.stdout) == (0, "HI\n")
     as_json = run("call", "shout", '{"text": "hi"}', "--json", "--plugins", "shout")
-    assert json.loads(as_json.stdout) == {"content": [{"type": "text", "text": "HI"}], "isError": False}
+    assert json.loads(as_json.stdout) == {
+        "content": [{"type": "text", "text": "HI"}],
+        "isError": False,
+    }
     bad = run("call", "shout", '{"txt": "hi"}', "--plugins", "shout")
     assert bad.returncode == 1 and "text: this required field is missing" in bad.stdout
     usage = run("call", "shout", "{not json", "--plugins", "shout")

@@ -9,7 +9,6 @@ import time
 import pytest
 from core_test_tools import EchoAction, EchoObservation
 from pydantic import Field
-
 from toolplug import Action, Observation, ToolDefinition, ToolExecutor
 
 
@@ -19,7 +18,11 @@ class Empty(Action):
 
 def tool(executor: object, **kw: object) -> ToolDefinition[EchoAction, Observation]:
     return ToolDefinition(
-        name="t", description="A test tool.", action_type=EchoAction, executor=executor, **kw  # type: ignore[arg-type]
+        name="t",
+        description="A test tool.",
+        action_type=EchoAction,
+        executor=executor,
+        **kw,  # type: ignore[arg-type]
     )
 
 

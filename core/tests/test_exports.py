@@ -7,7 +7,6 @@ from typing import Literal
 import jsonschema
 import pytest
 from pydantic import BaseModel, Field
-
 from toolplug import Action, ToolAnnotations, ToolDefinition
 from toolplug.schema import SchemaError, inline_refs, to_strict
 from toolplug.testing import check_openai_strict, validate_tool_exports
@@ -73,7 +72,12 @@ def test_strict_null_round_trips_to_defaults() -> None:
 
     tool = ToolDefinition(name="rich", description="x", action_type=RichAction, executor=run)
     args = {
-        "name": "n", "title": None, "kind": None, "tags": None, "limit": None, "tree": None,
+        "name": "n",
+        "title": None,
+        "kind": None,
+        "tags": None,
+        "limit": None,
+        "tree": None,
         "address": {"street": "s", "city": None},
     }
     jsonschema.validate(args, tool.to_openai_tool(strict=True)["function"]["parameters"])

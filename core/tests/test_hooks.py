@@ -12,7 +12,6 @@ import click
 import pytest
 from click.testing import CliRunner
 from core_test_tools import make_echo_tool
-
 from toolplug import Observation, hookimpl, hookspecs
 from toolplug.testing import registry_from
 
@@ -32,7 +31,8 @@ def test_every_hook_has_reference_docs_and_a_test() -> None:
     docs_page = Path(__file__).parents[2] / "docs" / "hooks.md"
     for name in names:
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
-        assert len(doc) > 200 and "Example" in doc or "::" in doc, f"hook {name} is not documented"
+        documented = len(doc) > 200 and ("Example" in doc or "::" in doc)
+        assert documented, f"hook {name} is not documented"
         assert f"def test_{name}_" in this_file, f"hook {name} has no test here"
     assert "::: toolplug.hookspecs" in docs_page.read_text(), "the hook reference is not generated"
 
@@ -168,8 +168,11 @@ def test_tool_call_hooks_do_not_apply_to_unregistered_tools() -> None:
 
 def test_register_commands_adds_a_subcommand(install_dist: Any) -> None:
     install_dist(
-        "toolplug-hello", "0.3.0", {"hello": "tp_test_hello"},
-        {"tp_test_hello": '''
+        "toolplug-hello",
+        "0.3.0",
+        {"hello": "tp_test_hello"},
+        {
+            "tp_test_hello": '''
             import click
             from toolplug import hookimpl
 
@@ -180,7 +183,8 @@ def test_register_commands_adds_a_subcommand(install_dist: Any) -> None:
                 def hello(who):
                     """Say hello."""
                     click.echo(f"hello {who}")
-        '''},
+        '''
+        },
     )
     from toolplug.cli import ToolplugGroup, cli
 
@@ -200,5 +204,9 @@ def test_register_commands_adds_a_subcommand(install_dist: Any) -> None:
 @pytest.mark.parametrize("name", hook_names())
 def test_hook_spec_signatures_are_stable(name: str) -> None:
     params = list(inspect.signature(getattr(hookspecs, name)).parameters)
-    expected = {"register_tools": ["register"], "register_commands": ["cli"], "tool_call": ["tool", "action"]}
+    expected = {
+        "register_tools": ["register"],
+        "register_commands": ["cli"],
+        "tool_call": ["tool", "action"],
+    }
     assert params == expected[name]

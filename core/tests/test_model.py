@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import base64
 
+from core_test_tools import EchoObservation
 from toolplug import (
     AudioContent,
     EmbeddedResource,
@@ -13,8 +14,6 @@ from toolplug import (
 )
 from toolplug.testing import validate_observation_exports
 
-from core_test_tools import EchoObservation
-
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
@@ -22,7 +21,11 @@ PNG = base64.b64decode(
 
 def test_text_joins_text_blocks_only() -> None:
     obs = Observation(
-        content=[TextContent(text="a"), ImageContent.from_bytes(PNG, "image/png"), TextContent(text="b")]
+        content=[
+            TextContent(text="a"),
+            ImageContent.from_bytes(PNG, "image/png"),
+            TextContent(text="b"),
+        ]
     )
     assert obs.text == "a\nb"
 

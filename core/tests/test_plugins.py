@@ -6,28 +6,40 @@ import sys
 from typing import Any
 
 import pytest
-
 from core_test_tools import GOOD
-
 from toolplug import PluginSelectionError, ToolRegistry, Toolset
 from toolplug.plugins import installed_plugins, parse_selection
-
 
 
 @pytest.fixture
 def dists(install_dist: Any) -> None:
     install_dist("toolplug-shout", "1.2.0", {"shout": "tp_test_shout"}, {"tp_test_shout": GOOD})
-    install_dist("toolplug-broken", "0.0.1", {"broken": "tp_test_broken"},
-                 {"tp_test_broken": "import a_module_that_does_not_exist\n"})
-    install_dist("toolplug-raiser", "0.2.0", {"raiser": "tp_test_raiser"}, {"tp_test_raiser": '''
+    install_dist(
+        "toolplug-broken",
+        "0.0.1",
+        {"broken": "tp_test_broken"},
+        {"tp_test_broken": "import a_module_that_does_not_exist\n"},
+    )
+    install_dist(
+        "toolplug-raiser",
+        "0.2.0",
+        {"raiser": "tp_test_raiser"},
+        {
+            "tp_test_raiser": """
         from toolplug import hookimpl
 
         @hookimpl
         def register_tools(register):
             raise RuntimeError("no API key")
-    '''})
-    install_dist("toolplug-twin", "3.0.0", {"twin": "tp_test_twin"},
-                 {"tp_test_twin": GOOD.replace("a.text.upper()", "a.text")})
+    """
+        },
+    )
+    install_dist(
+        "toolplug-twin",
+        "3.0.0",
+        {"twin": "tp_test_twin"},
+        {"tp_test_twin": GOOD.replace("a.text.upper()", "a.text")},
+    )
 
 
 def test_selection_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,7 +54,9 @@ def test_selection_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse_selection("z") == ["z"], "an explicit choice beats the variable"
 
 
-def test_listing_reads_metadata_and_imports_nothing(dists: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_listing_reads_metadata_and_imports_nothing(
+    dists: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TOOLPLUG_PLUGINS", "shout")
     reports = {r.name: r for r in installed_plugins()}
     assert (reports["shout"].distribution, reports["shout"].version) == ("toolplug-shout", "1.2.0")
@@ -65,7 +79,9 @@ def test_none_enabled(dists: None, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_plugin_lists_installed(dists: None) -> None:
-    with pytest.raises(PluginSelectionError, match="not installed: nope. Installed plugins: .*shout"):
+    with pytest.raises(
+        PluginSelectionError, match=r"not installed: nope\. Installed plugins: .*shout"
+    ):
         ToolRegistry.from_plugins("shout,nope")
 
 
@@ -75,8 +91,12 @@ def test_broken_plugins_are_reported_and_the_rest_work(dists: None) -> None:
     assert reports["shout"].status == "ok" and reports["shout"].tools == ["shout"]
     assert reports["broken"].status == "broken"
     assert "ModuleNotFoundError" in str(reports["broken"].error)
-    assert reports["broken"].distribution == "toolplug-broken" and reports["broken"].version == "0.0.1"
-    assert reports["raiser"].status == "broken" and "RuntimeError: no API key" in str(reports["raiser"].error)
+    assert (
+        reports["broken"].distribution == "toolplug-broken" and reports["broken"].version == "0.0.1"
+    )
+    assert reports["raiser"].status == "broken" and "RuntimeError: no API key" in str(
+        reports["raiser"].error
+    )
     assert registry.resolve("shout")[0].call({"text": "ok"}).text == "OK"
 
 

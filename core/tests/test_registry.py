@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from core_test_tools import EchoAction, make_echo_tool
-
 from toolplug import (
     Observation,
     Tool,
@@ -34,7 +33,9 @@ class Counter(ToolExecutor[EchoAction, Observation]):
 
 class CounterTool(ToolDefinition[EchoAction, Observation]):
     @classmethod
-    def create(cls, context: ToolContext, *, start: int = 0, step: int = 1) -> Sequence[ToolDefinition[Any, Any]]:
+    def create(
+        cls, context: ToolContext, *, start: int = 0, step: int = 1
+    ) -> Sequence[ToolDefinition[Any, Any]]:
         return [
             cls(
                 name="counter",
@@ -48,7 +49,9 @@ class CounterTool(ToolDefinition[EchoAction, Observation]):
 def pair_factory(context: ToolContext, *, prefix: str) -> list[ToolDefinition[Any, Any]]:
     def make(name: str) -> ToolDefinition[Any, Any]:
         return ToolDefinition(
-            name=f"{prefix}_{name}", description=name, action_type=EchoAction,
+            name=f"{prefix}_{name}",
+            description=name,
+            action_type=EchoAction,
             executor=lambda a: Observation.from_text(name),
         )
 
@@ -77,7 +80,9 @@ def test_resolving_an_alias_gives_the_tool(registry: ToolRegistry) -> None:
     assert tool.call({"text": "x"}).text == "x"
 
 
-def test_class_gets_context_and_params_and_fresh_state(registry: ToolRegistry, tmp_path: Any) -> None:
+def test_class_gets_context_and_params_and_fresh_state(
+    registry: ToolRegistry, tmp_path: Any
+) -> None:
     ctx = ToolContext(workspace=tmp_path)
     (a,) = registry.resolve(Tool("counter", {"start": 10}), ctx)
     (b,) = registry.resolve(Tool("counter"), ctx)
@@ -92,14 +97,18 @@ def test_factory_returns_several_tools(registry: ToolRegistry) -> None:
 
 
 def test_unknown_tool_lists_available(registry: ToolRegistry) -> None:
-    with pytest.raises(UnknownToolError, match=r"unknown tool 'nope'\. Available tools: counter, echo, pair\."):
+    with pytest.raises(
+        UnknownToolError, match=r"unknown tool 'nope'\. Available tools: counter, echo, pair\."
+    ):
         registry.resolve("nope")
 
 
 def test_unknown_params_list_what_the_tool_takes(registry: ToolRegistry) -> None:
-    with pytest.raises(ToolParamsError, match="does not take the param.s. colour; it takes: start, step"):
+    with pytest.raises(
+        ToolParamsError, match=r"does not take the param\(s\) colour; it takes: start, step"
+    ):
         registry.resolve(Tool("counter", {"colour": "red"}))
-    with pytest.raises(ToolParamsError, match="needs the param.s.: prefix"):
+    with pytest.raises(ToolParamsError, match=r"needs the param\(s\): prefix"):
         registry.resolve("pair")
     with pytest.raises(ToolParamsError, match="takes no params"):
         registry.resolve(Tool("echo", {"x": 1}))

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from core_test_tools import EchoAction, make_echo_tool
-
 from toolplug import (
     Observation,
     Tool,
@@ -36,10 +35,19 @@ class Session:
 
 class SessionTool(ToolDefinition[EchoAction, Observation]):
     @classmethod
-    def create(cls, context: ToolContext, *, label: str = "s") -> Sequence[ToolDefinition[Any, Any]]:
+    def create(
+        cls, context: ToolContext, *, label: str = "s"
+    ) -> Sequence[ToolDefinition[Any, Any]]:
         if label == "boom":
             raise ValueError("label 'boom' is not allowed")
-        return [cls(name=label, description="A session.", action_type=EchoAction, executor=Session(label))]
+        return [
+            cls(
+                name=label,
+                description="A session.",
+                action_type=EchoAction,
+                executor=Session(label),
+            )
+        ]
 
 
 @pytest.fixture
@@ -52,8 +60,11 @@ def registry() -> ToolRegistry:
 
 
 def test_load_names_and_specs(registry: ToolRegistry, tmp_path: Any) -> None:
-    with Toolset.load(["echo", Tool("session", {"label": "a"}), {"name": "session", "params": {"label": "b"}}],
-                      registry=registry, workspace=tmp_path) as tools:
+    with Toolset.load(
+        ["echo", Tool("session", {"label": "a"}), {"name": "session", "params": {"label": "b"}}],
+        registry=registry,
+        workspace=tmp_path,
+    ) as tools:
         assert list(tools) == ["echo", "a", "b"]
         assert len(tools) == 3 and "a" in tools
         assert tools.call("a", {"text": "hi"}).text == "a: hi"
@@ -85,7 +96,10 @@ def test_close_exactly_once_sync_and_async(registry: ToolRegistry) -> None:
 
 def test_a_failed_load_closes_what_it_created(registry: ToolRegistry) -> None:
     with pytest.raises(ToolError, match="label 'boom' is not allowed"):
-        Toolset.load([Tool("session", {"label": "ok"}), Tool("session", {"label": "boom"})], registry=registry)
+        Toolset.load(
+            [Tool("session", {"label": "ok"}), Tool("session", {"label": "boom"})],
+            registry=registry,
+        )
     assert closed == ["ok"]
     with pytest.raises(UnknownToolError):
         Toolset.load(["session", "nope"], registry=registry)

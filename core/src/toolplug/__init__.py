@@ -38,7 +38,33 @@ _LAZY = {
     "ArgumentError": "toolplug.arguments",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "__version__",
+    "hookimpl",
+    "Action",
+    "Observation",
+    "ToolAnnotations",
+    "TextContent",
+    "ImageContent",
+    "AudioContent",
+    "ResourceLink",
+    "EmbeddedResource",
+    "TextResourceContents",
+    "BlobResourceContents",
+    "ContentBlock",
+    "ToolExecutor",
+    "ToolDefinition",
+    "ToolContext",
+    "Tool",
+    "ToolRegistry",
+    "Toolset",
+    "ToolError",
+    "UnknownToolError",
+    "ToolParamsError",
+    "ToolConflictError",
+    "PluginSelectionError",
+    "ArgumentError",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -68,7 +94,6 @@ if TYPE_CHECKING:
     )
     from toolplug.context import Tool, ToolContext
     from toolplug.definition import ToolDefinition, ToolExecutor
-    from toolplug.hookspecs import hookimpl
     from toolplug.errors import (
         PluginSelectionError,
         ToolConflictError,
@@ -76,6 +101,7 @@ if TYPE_CHECKING:
         ToolParamsError,
         UnknownToolError,
     )
+    from toolplug.hookspecs import hookimpl
     from toolplug.model import Action, Observation, ToolAnnotations
     from toolplug.registry import ToolRegistry
     from toolplug.toolset import Toolset

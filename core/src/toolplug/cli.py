@@ -120,7 +120,9 @@ def _load_all(plugins: str | None, workspace: Path | None) -> tuple[Any, list[An
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Export format.")
 @click.option("--strict", is_flag=True, help="OpenAI strict mode (openai, responses formats).")
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
-def tools(plugins: str | None, as_json: bool, fmt: str | None, strict: bool, workspace: Path | None) -> None:
+def tools(
+    plugins: str | None, as_json: bool, fmt: str | None, strict: bool, workspace: Path | None
+) -> None:
     """List the enabled tools, or print their schemas in an export format."""
     try:
         registry, created, problems = _load_all(plugins, workspace)
@@ -170,8 +172,14 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
 @cli.command()
 @click.argument("name")
 @click.argument("arguments", default="{}")
-@click.option("--param", "-p", "param_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A param for the tool's factory (value parsed as JSON when it can be).")
+@click.option(
+    "--param",
+    "-p",
+    "param_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A param for the tool's factory (value parsed as JSON when it can be).",
+)
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--timeout", type=float, default=None, help="Seconds before the call is abandoned.")
 @plugins_option

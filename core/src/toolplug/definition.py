@@ -115,8 +115,7 @@ class ToolDefinition(Generic[A, O]):
         if cached is not None and cached[0] is fn:
             return cached[1]  # checked once per executor: inspect is slow on the hot path
         result = fn is not None and (
-            inspect.iscoroutinefunction(fn)
-            or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+            inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
         )
         self._async_cache = (fn, result)
         return result
@@ -150,7 +149,9 @@ class ToolDefinition(Generic[A, O]):
         """Whether the tool says it changes nothing."""
         return bool(self.annotations and self.annotations.readOnlyHint)
 
-    def to_openai_tool(self, strict: bool = False, *, security_risk: bool = False) -> dict[str, Any]:
+    def to_openai_tool(
+        self, strict: bool = False, *, security_risk: bool = False
+    ) -> dict[str, Any]:
         """The OpenAI Chat Completions ``tools`` entry."""
         params = self.input_schema(security_risk=security_risk)
         if strict:
@@ -158,7 +159,9 @@ class ToolDefinition(Generic[A, O]):
         function = {"name": self.name, "description": self.description, "parameters": params}
         return {"type": "function", "function": {**function, "strict": strict}}
 
-    def to_responses_tool(self, strict: bool = False, *, security_risk: bool = False) -> dict[str, Any]:
+    def to_responses_tool(
+        self, strict: bool = False, *, security_risk: bool = False
+    ) -> dict[str, Any]:
         """The OpenAI Responses API ``tools`` entry (``strict`` is always sent)."""
         params = self.input_schema(security_risk=security_risk)
         if strict:
@@ -260,7 +263,7 @@ class ToolDefinition(Generic[A, O]):
                 result = _call_in_thread(executor, action, timeout)
         except concurrent.futures.TimeoutError:
             return self._timed_out(timeout)
-        except Exception as exc:  # noqa: BLE001 - a tool call never crashes its host
+        except Exception as exc:
             return self._failed(exc)
         return self._checked(result)
 
@@ -280,7 +283,7 @@ class ToolDefinition(Generic[A, O]):
             result = await asyncio.wait_for(pending, timeout)
         except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
             return self._timed_out(timeout)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return self._failed(exc)
         return self._checked(result)
 
@@ -310,9 +313,7 @@ class ToolDefinition(Generic[A, O]):
     def _hook_kwargs(self, action: A) -> dict[str, Any]:
         return {"tool": self, "action": action}
 
-    def _start_hooks(
-        self, impls: Sequence[Any], action: A
-    ) -> tuple[list[Any], Observation | None]:
+    def _start_hooks(self, impls: Sequence[Any], action: A) -> tuple[list[Any], Observation | None]:
         """Enter wrappers outermost first; a refusal (a result before running) stops it."""
         kwargs = self._hook_kwargs(action)
         entered: list[Any] = []
@@ -330,7 +331,7 @@ class ToolDefinition(Generic[A, O]):
                     early = impl.function(*args)
                     if early is not None:
                         return entered, _as_observation(early, impl.plugin_name)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return entered, Observation.error(
                     f"Tool '{self.name}' was stopped by plugin '{impl.plugin_name}': "
                     f"{type(exc).__name__}: {exc}"
@@ -345,7 +346,7 @@ class ToolDefinition(Generic[A, O]):
             except StopIteration as stop:
                 if stop.value is not None:
                     observation = _as_observation(stop.value, "a tool_call wrapper")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 observation = Observation.error(
                     f"A tool_call hook failed after tool '{self.name}' ran: "
                     f"{type(exc).__name__}: {exc}"
@@ -383,7 +384,7 @@ class ToolDefinition(Generic[A, O]):
             result = close()
             if inspect.isawaitable(result):
                 run_sync(_awaited(result), timeout=30)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.warning("closing tool %s failed", self.name, exc_info=True)
 
     async def aclose(self) -> None:
@@ -402,7 +403,7 @@ class ToolDefinition(Generic[A, O]):
                 result = await asyncio.to_thread(close)
                 if inspect.isawaitable(result):
                     await result
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.warning("closing tool %s failed", self.name, exc_info=True)
 
 
@@ -437,9 +438,7 @@ def _call_in_thread(executor: Callable[[Any], Any], action: Any, timeout: float)
     return _start_in_thread(executor, action).result(timeout)
 
 
-def _start_in_thread(
-    executor: Callable[[Any], Any], action: Any
-) -> concurrent.futures.Future[Any]:
+def _start_in_thread(executor: Callable[[Any], Any], action: Any) -> concurrent.futures.Future[Any]:
     """Start a sync executor in a daemon thread; its future holds the outcome."""
     future: concurrent.futures.Future[Any] = concurrent.futures.Future()
 
@@ -448,7 +447,7 @@ def _start_in_thread(
             return
         try:
             result = _call_sync(executor, action)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+        except BaseException as exc:
             if not future.done():
                 future.set_exception(exc)
         else:

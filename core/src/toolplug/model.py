@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import Self  # a pydantic dependency; typing.Self needs 3.11
 
 from toolplug.content import (
     ContentBlock,
@@ -72,7 +73,7 @@ class Observation(BaseModel):
     is_error: bool = Field(default=False, description="True when the call failed.")
 
     @classmethod
-    def from_text(cls, text: str, **fields: Any) -> Any:
+    def from_text(cls, text: str, **fields: Any) -> Self:
         """Build an observation of this class whose content is one text block."""
         return cls(content=[TextContent(text=text)], **fields)
 

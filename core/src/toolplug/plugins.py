@@ -144,7 +144,7 @@ def load_plugins(
         try:
             obj = eps[report.name].load()
             pm.register(obj, name=report.name)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the rest
+        except Exception as exc:
             report.status, report.error = "broken", _error_text(exc)
         else:
             report.status = "ok"
@@ -163,7 +163,7 @@ def call_each(
         kwargs = kwargs_for(impl.plugin_name)
         try:
             impl.function(*[kwargs[name] for name in impl.argnames])
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             on_error(impl.plugin_name, exc)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +89,7 @@ class ToolRegistry:
 
         Returns the name it was registered under.
         """
+        default: str | None
         if isinstance(tool, ToolDefinition):
             kind, default = "instance", tool.name
         elif inspect.isclass(tool) and issubclass(tool, ToolDefinition):
@@ -245,4 +246,3 @@ def _check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]
     missing = [p for p in required if p not in params]
     if missing:
         raise ToolParamsError(f"tool '{name}' needs the param(s): {', '.join(missing)}")
-

@@ -1,7 +1,6 @@
 """A small real plugin: one stateless tool and one stateful tool with params."""
 
 from pydantic import Field
-
 from toolplug import Action, Observation, ToolAnnotations, ToolDefinition, ToolExecutor, hookimpl
 
 
@@ -31,8 +30,14 @@ class Tally(ToolExecutor):
 class TallyTool(ToolDefinition):
     @classmethod
     def create(cls, context, *, step: int = 1):
-        return [cls(name="demo_tally", description="Add step to a running total.",
-                    action_type=UpperAction, executor=Tally(step))]
+        return [
+            cls(
+                name="demo_tally",
+                description="Add step to a running total.",
+                action_type=UpperAction,
+                executor=Tally(step),
+            )
+        ]
 
 
 @hookimpl
