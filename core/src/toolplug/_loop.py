@@ -20,9 +20,7 @@ def background_loop() -> asyncio.AbstractEventLoop:
     with _lock:
         if _loop is None or _loop.is_closed():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=loop.run_forever, name="toolplug-loop", daemon=True
-            )
+            thread = threading.Thread(target=loop.run_forever, name="toolplug-loop", daemon=True)
             thread.start()
             _loop = loop
         return _loop

@@ -17,8 +17,14 @@ from toolplug.schema import SECURITY_RISK_FIELD
 
 # Validation errors that mean "a JSON string arrived where structured data belongs".
 _STRUCTURE_ERRORS = {
-    "list_type", "dict_type", "model_type", "model_attributes_type", "tuple_type",
-    "set_type", "frozen_set_type", "is_instance_of",
+    "list_type",
+    "dict_type",
+    "model_type",
+    "model_attributes_type",
+    "tuple_type",
+    "set_type",
+    "frozen_set_type",
+    "is_instance_of",
 }
 _MAX_REPAIR_ROUNDS = 4
 
@@ -152,8 +158,13 @@ def _assign(data: dict[str, Any], loc: tuple[Any, ...], value: Any) -> bool:
 
 def _kind(value: Any) -> str:
     return {
-        dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-        int: "an integer", float: "a number", type(None): "null",
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "null",
     }.get(type(value), type(value).__name__)
 
 

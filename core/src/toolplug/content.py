@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -95,7 +95,7 @@ class EmbeddedResource(_Block):
 
 
 ContentBlock = Annotated[
-    Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource],
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
     Field(discriminator="type"),
 ]
 """Any one MCP content block, told apart by its ``type``."""

@@ -45,4 +45,6 @@ class Tool:
             return cls(name=spec)
         if isinstance(spec, Mapping) and isinstance(spec.get("name"), str):
             return cls(name=spec["name"], params=dict(spec.get("params") or {}))
-        raise TypeError(f"a tool spec is a name, a Tool or a {{'name', 'params'}} mapping: {spec!r}")
+        raise TypeError(
+            f"a tool spec is a name, a Tool or a {{'name', 'params'}} mapping: {spec!r}"
+        )

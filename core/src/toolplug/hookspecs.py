@@ -77,7 +77,9 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec
-def tool_call(tool: ToolDefinition[Any, Any], action: Action) -> Generator[None, Observation, Observation] | Observation | None:
+def tool_call(
+    tool: ToolDefinition[Any, Any], action: Action
+) -> Generator[None, Observation, Observation] | Observation | None:
     """Wrap every call of every tool: for policy, audit logging, tracing.
 
     Implement it as a wrapper, ``@hookimpl(wrapper=True)``, a generator that yields

@@ -9,12 +9,31 @@ from typing import Any
 _NAME_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 # Keys whose value is one sub-schema or a list of them.
 _SUBSCHEMA_KEYS = (
-    "items", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "prefixItems",
-    "contains", "if", "then", "else", "propertyNames", "unevaluatedProperties",
+    "items",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "prefixItems",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedProperties",
 )
 # Formats OpenAI's strict mode accepts; others are dropped there (the text stays valid).
 _STRICT_FORMATS = {
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 }
 
 SECURITY_RISK_FIELD = "security_risk"
@@ -70,12 +89,12 @@ def prune_defs(schema: dict[str, Any]) -> dict[str, Any]:
         return schema
     prefix = "#/$defs/"
     body = {k: v for k, v in schema.items() if k != "$defs"}
-    wanted = {r[len(prefix):] for r in _refs_in(body) if r.startswith(prefix)}
+    wanted = {r[len(prefix) :] for r in _refs_in(body) if r.startswith(prefix)}
     seen: set[str] = set()
     while wanted - seen:
         name = (wanted - seen).pop()
         seen.add(name)
-        wanted |= {r[len(prefix):] for r in _refs_in(defs.get(name, {})) if r.startswith(prefix)}
+        wanted |= {r[len(prefix) :] for r in _refs_in(defs.get(name, {})) if r.startswith(prefix)}
     kept = {name: sub for name, sub in defs.items() if name in seen}
     return {**body, "$defs": kept} if kept else body
 
@@ -125,9 +144,9 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(prefix) and ref[len(prefix):] not in kept:
+        if isinstance(ref, str) and ref.startswith(prefix) and ref[len(prefix) :] not in kept:
             siblings = {k: v for k, v in node.items() if k != "$ref"}
-            return {**resolve(defs[ref[len(prefix):]]), **resolve(siblings)}
+            return {**resolve(defs[ref[len(prefix) :]]), **resolve(siblings)}
         return {key: resolve(value) for key, value in node.items()}
 
     out: dict[str, Any] = resolve(schema)

@@ -87,11 +87,15 @@ class Toolset(Mapping[str, AnyTool]):
 
     # -- exports ---------------------------------------------------------------------
 
-    def to_openai_tools(self, strict: bool = False, *, security_risk: bool = False) -> list[dict[str, Any]]:
+    def to_openai_tools(
+        self, strict: bool = False, *, security_risk: bool = False
+    ) -> list[dict[str, Any]]:
         """Every tool for OpenAI Chat Completions."""
         return [t.to_openai_tool(strict, security_risk=security_risk) for t in self.values()]
 
-    def to_responses_tools(self, strict: bool = False, *, security_risk: bool = False) -> list[dict[str, Any]]:
+    def to_responses_tools(
+        self, strict: bool = False, *, security_risk: bool = False
+    ) -> list[dict[str, Any]]:
         """Every tool for the OpenAI Responses API."""
         return [t.to_responses_tool(strict, security_risk=security_risk) for t in self.values()]
 
@@ -109,12 +113,16 @@ class Toolset(Mapping[str, AnyTool]):
         available = ", ".join(self._tools) or "none"
         return Observation.error(f"There is no tool named '{name}'. Available tools: {available}.")
 
-    def call(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> Observation:
+    def call(
+        self, name: str, arguments: Any = None, *, timeout: float | None = None
+    ) -> Observation:
         """Call a tool by name; an unknown name is an error observation. Never raises."""
         tool = self._tools.get(name)
         return tool.call(arguments, timeout=timeout) if tool else self._missing(name)
 
-    async def acall(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> Observation:
+    async def acall(
+        self, name: str, arguments: Any = None, *, timeout: float | None = None
+    ) -> Observation:
         """Async :meth:`call`."""
         tool = self._tools.get(name)
         return await tool.acall(arguments, timeout=timeout) if tool else self._missing(name)
