@@ -598,3 +598,11 @@ def test_results_keep_call_order_when_later_calls_finish_first() -> None:
     results = dispatch(toolset, meet_calls("t", "first", "second"), format="openai")
     assert [r["content"] for r in results] == ["first", "second"]
     assert [r["tool_call_id"] for r in results] == ["0", "1"]
+
+
+async def test_adispatch_runs_sync_tools_side_by_side_in_threads() -> None:
+    meeting = Meeting()
+    toolset = Toolset([tool("meet", Meet, meeting, annotations=READ_ONLY)])
+    results = await adispatch(toolset, meet_calls("meet", "a", "b"))
+    assert [obs.text for _, obs in results] == ["met at a", "met at b"]
+    assert meeting.peak == 2
