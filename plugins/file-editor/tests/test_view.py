@@ -208,3 +208,16 @@ def test_view_of_a_huge_file_streams(workspace: Path) -> None:
         assert re.search(r"cut after line \d+ to stay within", whole), whole[-300:]
     finally:
         tool.close()
+
+
+def test_far_ranges_are_found_exactly(call, workspace: Path) -> None:
+    """Skipping to a range crosses many read blocks; every number must still match."""
+    (workspace / "far.txt").write_text("".join(f"row {i}\n" for i in range(1, 30001)))
+    text = ok(call(command="view", path="far.txt", view_range=[20000, 20002]))
+    assert text == " 20000\trow 20000\n 20001\trow 20001\n 20002\trow 20002"
+    assert "\trow 30000" in ok(call(command="view", path="far.txt", view_range=[30000, -1]))
+
+
+def test_last_line_without_newline_is_shown(call, workspace: Path) -> None:
+    (workspace / "nonl.txt").write_bytes(b"one\ntwo")
+    assert ok(call(command="view", path="nonl.txt")) == "     1\tone\n     2\ttwo"
