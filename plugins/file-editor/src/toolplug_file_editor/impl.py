@@ -215,7 +215,8 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         if any_cut:
             notes.append(
                 f"Lines longer than {limit} characters are cut; the editor shows at most "
-                f"{limit} characters of a line."
+                f"{limit} characters of a line. To read the rest of one, use a shell tool "
+                "(for example `cut -c`)."
             )
         if not found.at_end and (last is None or shown_last < last):
             step = max(shown_last - first + 1, 1)
