@@ -115,3 +115,32 @@ def test_unknown_tool_call_is_an_error_observation(registry: ToolRegistry) -> No
 def test_duplicate_names_in_one_toolset(registry: ToolRegistry) -> None:
     with pytest.raises(ToolError, match="two tools in one toolset are named 's'"):
         Toolset.load(["session", "session"], registry=registry)
+
+
+def test_exports_map_names_providers_reject_and_dispatch_maps_them_back() -> None:
+    long_name = "server_with_a_long_prefix." + "x" * 60
+    dotted = ToolDefinition(
+        name="github.create_issue",
+        description="d",
+        action_type=EchoAction,
+        executor=lambda a: Observation.from_text(f"created {a.text}"),
+    )
+    long = ToolDefinition(
+        name=long_name,
+        description="l",
+        action_type=EchoAction,
+        executor=lambda a: Observation.from_text("long"),
+    )
+    tools = Toolset([dotted, long])
+    openai_names = [t["function"]["name"] for t in tools.to_openai_tools()]
+    assert openai_names[0] == "github_create_issue"
+    assert len(openai_names[1]) <= 64 and openai_names[1].startswith("server_with_a_long_prefix_")
+    assert [t["name"] for t in tools.to_anthropic_tools()] == openai_names
+    assert [t["name"] for t in tools.to_responses_tools()] == openai_names
+    assert [t["name"] for t in tools.to_mcp_tools()] == ["github.create_issue", long_name]
+    calls = [
+        {"type": "tool_use", "id": "t1", "name": openai_names[0], "input": {"text": "bug"}},
+        {"type": "tool_use", "id": "t2", "name": openai_names[1], "input": {"text": ""}},
+    ]
+    results = tools.dispatch(calls)
+    assert [r["content"][0]["text"] for r in results] == ["created bug", "long"]

@@ -36,6 +36,12 @@ _LAZY = {
     "ToolConflictError": "toolplug.errors",
     "PluginSelectionError": "toolplug.errors",
     "ArgumentError": "toolplug.arguments",
+    "ToolCall": "toolplug.dispatch",
+    "LatentObservation": "toolplug.dispatch",
+    "DispatchError": "toolplug.dispatch",
+    "tool_result_message": "toolplug.dispatch",
+    "ComposeError": "toolplug.compose",
+    "ComposedResult": "toolplug.compose",
 }
 
 __all__ = [
@@ -64,6 +70,12 @@ __all__ = [
     "ToolConflictError",
     "PluginSelectionError",
     "ArgumentError",
+    "ToolCall",
+    "LatentObservation",
+    "DispatchError",
+    "tool_result_message",
+    "ComposeError",
+    "ComposedResult",
 ]
 
 
@@ -82,6 +94,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from toolplug.arguments import ArgumentError
+    from toolplug.compose import ComposedResult, ComposeError
     from toolplug.content import (
         AudioContent,
         BlobResourceContents,
@@ -94,6 +107,7 @@ if TYPE_CHECKING:
     )
     from toolplug.context import Tool, ToolContext
     from toolplug.definition import ToolDefinition, ToolExecutor
+    from toolplug.dispatch import DispatchError, LatentObservation, ToolCall, tool_result_message
     from toolplug.errors import (
         PluginSelectionError,
         ToolConflictError,

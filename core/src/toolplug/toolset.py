@@ -6,13 +6,18 @@ import asyncio
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
 from toolplug.model import Observation
 from toolplug.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from toolplug._names import NameMap
 
 AnyTool = ToolDefinition[Any, Any]
 
@@ -87,24 +92,46 @@ class Toolset(Mapping[str, AnyTool]):
 
     # -- exports ---------------------------------------------------------------------
 
+    def provider_names(self) -> NameMap:
+        """Names every provider accepts for these tools, and the way back.
+
+        A name with a dot, or longer than 64 characters (an MCP server's tool behind a
+        prefix), is exported under a mapped name; :meth:`dispatch` maps it back.
+        """
+        from toolplug._names import name_map
+
+        return name_map(self)
+
+    def _renamed(self, specs: Iterable[tuple[AnyTool, dict[str, Any]]]) -> list[dict[str, Any]]:
+        from toolplug._names import rename_tool
+
+        names = self.provider_names()
+        return [rename_tool(spec, names.external(tool.name)) for tool, spec in specs]
+
     def to_openai_tools(
         self, strict: bool = False, *, security_risk: bool = False
     ) -> list[dict[str, Any]]:
         """Every tool for OpenAI Chat Completions."""
-        return [t.to_openai_tool(strict, security_risk=security_risk) for t in self.values()]
+        return self._renamed(
+            (t, t.to_openai_tool(strict, security_risk=security_risk)) for t in self.values()
+        )
 
     def to_responses_tools(
         self, strict: bool = False, *, security_risk: bool = False
     ) -> list[dict[str, Any]]:
         """Every tool for the OpenAI Responses API."""
-        return [t.to_responses_tool(strict, security_risk=security_risk) for t in self.values()]
+        return self._renamed(
+            (t, t.to_responses_tool(strict, security_risk=security_risk)) for t in self.values()
+        )
 
     def to_anthropic_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
         """Every tool for Anthropic Messages."""
-        return [t.to_anthropic_tool(security_risk=security_risk) for t in self.values()]
+        return self._renamed(
+            (t, t.to_anthropic_tool(security_risk=security_risk)) for t in self.values()
+        )
 
     def to_mcp_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
-        """Every tool as an MCP ``Tool``."""
+        """Every tool as an MCP ``Tool`` (MCP allows dots: names stay as they are)."""
         return [t.to_mcp_tool(security_risk=security_risk) for t in self.values()]
 
     # -- calling ---------------------------------------------------------------------
@@ -141,7 +168,9 @@ class Toolset(Mapping[str, AnyTool]):
 
         return await adispatch(self, calls, **options)
 
-    def compose(self, output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    def compose(
+        self, output_schema: Mapping[str, Any] | type[BaseModel] | None = None
+    ) -> dict[str, Any]:
         """One JSON schema for a response holding tool calls and a final output."""
         from toolplug.compose import compose
 
