@@ -34,10 +34,11 @@ class ToolExecutor(Generic[A, O]):
     ``__call__`` may be a plain method or ``async def``; the safe entry points run
     either kind from sync and async hosts alike. Override :meth:`close` to release what
     the executor holds (a process, a connection); it is called once, when the host's
-    toolset closes. Any callable taking the action works as an executor too.
+    toolset closes. Any callable taking the action works as an executor too. An executor
+    returns its tool's observation type, or a plain :meth:`Observation.error` on failure.
     """
 
-    def __call__(self, action: A) -> O | Awaitable[O]:
+    def __call__(self, action: A) -> O | Observation | Awaitable[O | Observation]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -62,7 +63,7 @@ class ToolDefinition(Generic[A, O]):
         description: str,
         action_type: type[A],
         observation_type: type[O] = Observation,  # type: ignore[assignment]
-        executor: Callable[[A], O | Awaitable[O]] | None = None,
+        executor: Callable[[A], O | Observation | Awaitable[O | Observation]] | None = None,
         annotations: ToolAnnotations | None = None,
         title: str | None = None,
         timeout: float | None = None,
