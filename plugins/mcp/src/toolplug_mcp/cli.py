@@ -79,9 +79,10 @@ def list_command(
         report = _report(pool, names)
     finally:
         pool.close()
+    failed = any(s["status"] == "failed" for s in report)
     if as_json:
         click.echo(json.dumps({"source": loaded.source, "servers": report}, indent=2))
-        return
+        sys.exit(1 if failed else 0)
     click.echo(f"MCP configuration: {loaded.source}")
     for server in report:
         click.echo(f"{server['name']:<20} {server['status']:<14} {server['target']}")
@@ -91,9 +92,7 @@ def list_command(
             shown = tool["exported_as"]
             arrow = "" if shown == tool["name"] else f"  <- {tool['name']}"
             click.echo(f"{'':<20} {shown}{arrow}")
-    failed = [s for s in report if s["status"] == "failed"]
-    if failed:
-        sys.exit(1)
+    sys.exit(1 if failed else 0)
 
 
 def _report(pool: Any, names: dict[tuple[str, str], str]) -> list[dict[str, Any]]:

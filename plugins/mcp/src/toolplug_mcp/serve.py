@@ -6,9 +6,10 @@ session, its own undo history): a :class:`~toolplug.Toolset` created on the sess
 first call and closed when the session ends (the client's ``DELETE``, the session's
 idle timeout, or the server's shutdown).
 
-The server speaks the session-based (handshake) MCP protocol: it declines the
-stateless ``server/discover`` probe, so that every client, fastmcp's included, gets a
-session whose tools keep their state from one call to the next.
+Over HTTP the server speaks the session-based (handshake) MCP protocol: it declines
+the stateless ``server/discover`` probe, so that every client, fastmcp's included, gets
+a session whose tools keep their state from one call to the next. Over stdio the
+process serves one client, which is one session whatever the protocol.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ class SessionToolsets:
         self.specs = list(specs)
         self.context = context
         self.idle_timeout = idle_timeout
+        #: Set for stdio, where the process serves exactly one client: one session.
+        self.single_client = False
         self._sessions: dict[str, _Session] = {}
         self._creating: dict[str, asyncio.Future[Toolset]] = {}
 
@@ -127,9 +130,10 @@ class ServedTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         """Validate and run through toolplug's safe path; errors come back as results."""
-        session_id = get_context().session_id
+        sessions = self._sessions
+        session_id = "stdio" if sessions.single_client else get_context().session_id
         try:
-            toolset = await self._sessions.get(session_id)
+            toolset = await sessions.get(session_id)
         except Exception as exc:
             text = f"The tools of this session could not be started: {exc}"
             return ToolResult(
@@ -199,7 +203,6 @@ def build_server(
         specs.append(ToolSpec(entry.name))
         templates.extend(created)
     server = FastMCP("toolplug", instructions="Tools from installed toolplug plugins.")
-    server.add_middleware(_HandshakeOnly())
     sessions = SessionToolsets(registry, specs, context, idle_timeout)
     try:
         for definition in templates:
@@ -264,12 +267,17 @@ def http_app(
     """The Starlette app: Host/Origin checks (against DNS rebinding), token, session ends."""
     from starlette.middleware import Middleware as AsgiMiddleware
 
+    # Over HTTP, sessions are what keeps one client's tools apart from another's.
+    server.add_middleware(_HandshakeOnly())
     middleware = [AsgiMiddleware(SessionEndMiddleware, sessions=sessions)]
     if token:
         middleware.insert(0, AsgiMiddleware(BearerTokenMiddleware, token=token))
     return server.http_app(
         path=path,
         middleware=middleware,
+        # Plain JSON answers: toolplug tools send no progress mid-call, and JSON is
+        # cheaper than an SSE stream per request.
+        json_response=True,
         host_origin_protection="auto",
         allowed_origins=list(allowed_origins) if allowed_origins else None,
         session_idle_timeout=sessions.idle_timeout,
@@ -318,6 +326,7 @@ async def serve_http(
 
 async def serve_stdio(server: FastMCP, sessions: SessionToolsets) -> None:
     """Serve one client over stdin/stdout; its tools close when it disconnects."""
+    sessions.single_client = True
     try:
         await server.run_stdio_async(show_banner=False)
     finally:

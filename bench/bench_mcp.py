@@ -1,0 +1,171 @@
+"""toolplug-mcp benchmarks: each line is our time against a floor measured in this run.
+
+    python bench/bench_mcp.py
+
+1. one call of a trivial tool over stdio through the sync bridge, against a raw
+   fastmcp Client calling the same server in an async loop (target <= 1.3x);
+2. 100 calls from 8 threads over one shared connection, against the same 100 calls
+   made one after another by the raw async client (target <= 1.5x);
+3. `toolplug mcp serve` answering a trivial call over HTTP, against a plain fastmcp
+   server with the same tool (target <= 1.5x).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "plugins" / "mcp" / "tests" / "servers" / "demo_server.py"
+COUNTER = ROOT / "plugins" / "mcp" / "tests" / "counter_plugin"
+REPEATS = 5
+
+
+def line(what: str, ours: float, floor: float, target: float, unit: str = "ms") -> None:
+    ratio = ours / floor
+    verdict = "PASS" if ratio <= target else "MISS"
+    print(
+        f"{what:<44} ours {ours:8.3f} {unit}  floor {floor:8.3f} {unit}  "
+        f"ratio {ratio:5.2f}  target <= {target:.1f}x  {verdict}"
+    )
+
+
+def median_per_call(fn, calls: int) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        fn(calls)
+        times.append((time.perf_counter() - start) / calls * 1000)
+    return statistics.median(times)
+
+
+def stdio_bench() -> None:
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+    from toolplug import Tool, Toolset
+
+    config = {"mcpServers": {"demo": {"command": sys.executable, "args": [str(DEMO)]}}}
+    with Toolset.load([Tool("mcp", {"config": config})], plugins="mcp") as toolset:
+        echo = toolset["echo"]
+        args = {"text": "x"}
+
+        def ours(n: int) -> None:
+            for _ in range(n):
+                echo.call(args)
+
+        def threaded(n: int) -> None:
+            per = n // 8
+            threads = [
+                threading.Thread(target=lambda: [echo.call(args) for _ in range(per)])
+                for _ in range(8)
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+
+        ours(20)
+        ours_call = median_per_call(ours, 100)
+        ours_threads = median_per_call(threaded, 96) * 96
+
+    async def raw() -> tuple[float, float]:
+        transport = StdioTransport(sys.executable, [str(DEMO)], keep_alive=False)
+        async with Client(transport, timeout=30, init_timeout=30) as client:
+            for _ in range(20):
+                await client.call_tool_mcp("echo", {"text": "x"})
+            per_call, total = [], []
+            for _ in range(REPEATS):
+                start = time.perf_counter()
+                for _ in range(100):
+                    await client.call_tool_mcp("echo", {"text": "x"})
+                elapsed = time.perf_counter() - start
+                per_call.append(elapsed / 100 * 1000)
+                total.append(elapsed / 100 * 96 * 1000)
+            return statistics.median(per_call), statistics.median(total)
+
+    raw_call, raw_sequential = asyncio.run(raw())
+    line("stdio call via sync bridge (per call)", ours_call, raw_call, 1.3)
+    line("96 calls from 8 threads vs sequential raw", ours_threads, raw_sequential, 1.5)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("server did not start")
+
+
+PLAIN_SERVER = """
+import sys
+from fastmcp import FastMCP
+server = FastMCP("plain")
+state = {"value": 0}
+@server.tool
+def counter(step: int = 1) -> dict:
+    state["value"] += step
+    return {"value": state["value"]}
+server.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), show_banner=False, log_level="warning")
+"""
+
+
+def http_bench() -> None:
+    from fastmcp import Client
+
+    async def per_call(url: str) -> float:
+        async with Client(url, timeout=30, init_timeout=30) as client:
+            for _ in range(20):
+                await client.call_tool_mcp("counter", {"step": 1})
+            times = []
+            for _ in range(REPEATS):
+                start = time.perf_counter()
+                for _ in range(50):
+                    await client.call_tool_mcp("counter", {"step": 1})
+                times.append((time.perf_counter() - start) / 50 * 1000)
+            return statistics.median(times)
+
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "plain.py"
+        script.write_text(PLAIN_SERVER)
+        env = {**os.environ, "PYTHONPATH": str(COUNTER)}
+        toolplug = str(Path(sys.executable).parent / "toolplug")
+        commands = {
+            "plain": [sys.executable, str(script)],
+            "ours": [toolplug, "mcp", "serve", "--transport", "http", "--plugins", "counter"],
+        }
+        for name, command in commands.items():
+            port = free_port()
+            extra = ["--port", str(port)] if name == "ours" else [str(port)]
+            proc = subprocess.Popen(
+                [*command, *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            try:
+                wait_port(port, proc)
+                results[name] = asyncio.run(per_call(f"http://127.0.0.1:{port}/mcp"))
+            finally:
+                proc.terminate()
+                proc.wait(20)
+    line("serve over HTTP (per call)", results["ours"], results["plain"], 1.5)
+
+
+if __name__ == "__main__":
+    stdio_bench()
+    http_bench()
