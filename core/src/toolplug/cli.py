@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,8 @@ def tools(
     plugins: str | None, as_json: bool, fmt: str | None, strict: bool, workspace: Path | None
 ) -> None:
     """List the enabled tools, or print their schemas in an export format."""
+    from toolplug.arguments import describe_parameters
+
     try:
         registry, created, problems = _load_all(plugins, workspace)
     except ToolError as exc:
@@ -145,9 +148,7 @@ def tools(
             click.echo(f"{tool.name}{also}")
             if first:
                 click.echo(f"    {first[0]}")
-            from toolplug.arguments import describe_parameters
-
-            click.echo(describe_parameters(tool.action_type).replace("  ", "    ", 1))
+            click.echo(textwrap.indent(describe_parameters(tool.action_type), "  "))
     finally:
         for tool in created:
             tool.close()
