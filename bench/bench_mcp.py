@@ -122,7 +122,8 @@ state = {"value": 0}
 def counter(step: int = 1) -> dict:
     state["value"] += step
     return {"value": state["value"]}
-server.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), show_banner=False, log_level="warning")
+port = int(sys.argv[1])
+server.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="warning")
 """
 
 

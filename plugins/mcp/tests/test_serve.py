@@ -97,14 +97,16 @@ async def test_the_official_sdk_client(served: str) -> None:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    async with streamable_http_client(served) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
-            assert "counter" in [t.name for t in listed.tools]
-            first = await session.call_tool("counter", {"step": 5})
-            second = await session.call_tool("counter", {"step": 5})
-            assert second.structured_content["value"] == first.structured_content["value"] + 5
+    async with (
+        streamable_http_client(served) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        listed = await session.list_tools()
+        assert "counter" in [t.name for t in listed.tools]
+        first = await session.call_tool("counter", {"step": 5})
+        second = await session.call_tool("counter", {"step": 5})
+        assert second.structured_content["value"] == first.structured_content["value"] + 5
 
 
 def test_foreign_origins_are_refused(served: str) -> None:

@@ -68,7 +68,7 @@ def make_validator(schema: dict[str, Any]) -> Validator:
         if "draft-07" in declared or "draft-06" in declared
         else Draft202012Validator
     )
-    return cls(schema, format_checker=FormatChecker())  # type: ignore[no-any-return]
+    return cls(schema, format_checker=FormatChecker())
 
 
 def describe_errors(validator: Validator, arguments: dict[str, Any]) -> list[str]:
