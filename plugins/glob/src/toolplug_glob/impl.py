@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import heapq
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,20 +12,28 @@ from pathlib import Path
 from toolplug import Observation
 
 from toolplug_glob.definition import GlobAction, GlobObservation
-from toolplug_glob.listing import Listing, ListingOptions, SearchTimeout
-from toolplug_glob.patterns import PatternError, SplitPattern, compile_glob, split_pattern
-from toolplug_glob.ripgrep import find_ripgrep, list_files_rg
-from toolplug_glob.walk import list_files_python
+from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.patterns import (
+    PatternError,
+    SplitPattern,
+    compile_glob,
+    name_glob,
+    split_pattern,
+)
+from toolplug_glob.ripgrep import find_ripgrep, walk_rg
+from toolplug_glob.walk import walk_python
 
-ListFiles = Callable[[Path, ListingOptions], Listing]
+Walk = Callable[[Path, WalkOptions, Sink], WalkReport]
 
 
 @dataclass(frozen=True)
 class Engine:
-    """A way to list files: its name (shown in reports) and the function."""
+    """A way to walk a directory: its name and the function."""
 
     name: str
-    list_files: ListFiles
+    walk: Walk
+    #: Whether the walk honours ``WalkOptions.name_glob`` exactly (ripgrep's file types).
+    filters_names: bool = False
 
 
 def choose_engine(name: str = "auto") -> Engine:
@@ -33,12 +42,12 @@ def choose_engine(name: str = "auto") -> Engine:
         raise ValueError(f"engine must be 'auto', 'ripgrep' or 'python', not {name!r}")
     rg = find_ripgrep() if name != "python" else None
     if rg is not None:
-        return Engine("ripgrep", functools.partial(list_files_rg, rg))
+        return Engine("ripgrep", functools.partial(walk_rg, rg), filters_names=True)
     if name == "ripgrep":
         raise ValueError(
             "engine='ripgrep' needs the rg binary: pip install ripgrep, or apt-get install ripgrep"
         )
-    return Engine("python", list_files_python)
+    return Engine("python", walk_python)
 
 
 @dataclass(frozen=True)
@@ -87,23 +96,28 @@ class GlobExecutor:
         base = self._base(search_dir, split, action.pattern)
         limit = action.limit or settings.default_limit
         if not base.is_dir():
-            return self._nothing(action, search_dir, split, base, Listing(files=[]))
-        options = ListingOptions(
-            include_hidden=settings.include_hidden or split.names_hidden,
+            return self._nothing(action, search_dir, split, base, WalkReport())
+        hidden = settings.include_hidden or split.names_hidden
+        options = WalkOptions(
+            include_hidden=hidden,
             include_ignored=settings.include_ignored,
             timeout=settings.timeout,
+            name_glob=name_glob(split.glob),
         )
-        listing = settings.engine.list_files(base, options)
-        matched = [path for path in listing.files if regex.fullmatch(path)]
-        newest = _newest_first(base, matched)
-        if not newest:
-            return self._nothing(action, search_dir, split, base, listing)
-        shown = [_display(search_dir, base, path) for path in newest[:limit]]
+        # When ripgrep already matched "**/NAME" by NAME exactly, skip matching again.
+        by_name = settings.engine.filters_names and split.glob == f"**/{options.name_glob}"
+        exact = by_name and not any(char in "[{" for char in split.glob)
+        dated = _Dated(base, None if exact else regex.fullmatch, keep_hidden=hidden)
+        report = settings.engine.walk(base, options, dated.take)
+        total = len(dated.found)
+        if not total:
+            return self._nothing(action, search_dir, split, base, report)
+        shown = [_display(search_dir, base, path) for path in dated.newest(limit)]
         return GlobObservation.from_text(
-            _report(action.pattern, search_dir, shown, len(newest), listing),
+            _report(action.pattern, search_dir, shown, total, report),
             files=shown,
-            total=len(newest),
-            truncated=len(newest) > len(shown),
+            total=total,
+            truncated=total > len(shown),
             search_dir=str(search_dir),
         )
 
@@ -152,7 +166,7 @@ class GlobExecutor:
         search_dir: Path,
         split: SplitPattern,
         base: Path,
-        listing: Listing,
+        report: WalkReport,
     ) -> GlobObservation:
         lines = [f"No files match {action.pattern!r} in {search_dir}."]
         if split.prefix and not base.is_dir():
@@ -169,7 +183,7 @@ class GlobExecutor:
             skipped.append("git-ignored")
         if skipped:
             lines.append(f"({' and '.join(skipped).capitalize()} files were not searched.)")
-        lines.extend(_problem_lines(listing))
+        lines.extend(_problem_lines(report))
         return GlobObservation.from_text("\n".join(lines), search_dir=str(search_dir))
 
 
@@ -177,17 +191,36 @@ class _Refused(Exception):
     """A call the tool will not run; the message tells the model what to change."""
 
 
-def _newest_first(base: Path, paths: list[str]) -> list[str]:
-    """The paths whose files still exist, most recently modified first, then by name."""
-    prefix = f"{base}{os.sep}"
-    dated: list[tuple[int, str]] = []
-    for path in paths:
-        try:
-            dated.append((-os.stat(prefix + path).st_mtime_ns, path))
-        except OSError:
-            continue  # removed since it was listed
-    dated.sort()
-    return [path for _, path in dated]
+class _Dated:
+    """The sink of a walk: keeps the matching paths with their modification times."""
+
+    def __init__(
+        self, base: Path, match: Callable[[str], object] | None, *, keep_hidden: bool
+    ) -> None:
+        self.prefix = f"{base}{os.sep}"
+        self.match = match
+        self.keep_hidden = keep_hidden
+        self.found: list[tuple[int, str]] = []
+
+    def take(self, paths: list[str]) -> None:
+        """Match a batch of paths and date the matches (stat only those)."""
+        match = self.match
+        if match is not None:
+            paths = [path for path in paths if match(path)]
+        if not self.keep_hidden:
+            # A file type in ripgrep lets hidden files through; hidden directories are
+            # never entered, so only a name can start with a dot here.
+            paths = [path for path in paths if not (path[0] == "." or "/." in path)]
+        prefix, stat, found = self.prefix, os.stat, self.found
+        for path in paths:
+            try:
+                found.append((-stat(prefix + path).st_mtime_ns, path))
+            except OSError:
+                continue  # removed since it was listed
+
+    def newest(self, limit: int) -> list[str]:
+        """The ``limit`` most recently modified matches, newest first, then by path."""
+        return [path for _, path in heapq.nsmallest(limit, self.found)]
 
 
 def _display(search_dir: Path, base: Path, path: str) -> str:
@@ -199,7 +232,9 @@ def _display(search_dir: Path, base: Path, path: str) -> str:
     return f"{base.as_posix()}/{path}"
 
 
-def _report(pattern: str, search_dir: Path, shown: list[str], total: int, listing: Listing) -> str:
+def _report(
+    pattern: str, search_dir: Path, shown: list[str], total: int, report: WalkReport
+) -> str:
     noun = "file matches" if total == 1 else "files match"
     head = f"{total:,} {noun} {pattern!r} in {search_dir}, newest first"
     lines = [f"{head}:" if len(shown) == total else f"{head}; the newest {len(shown):,}:"]
@@ -209,14 +244,14 @@ def _report(pattern: str, search_dir: Path, shown: list[str], total: int, listin
             f"({total - len(shown):,} more not shown. Narrow the search with a more specific "
             "pattern or a path, or ask for a larger limit.)"
         )
-    lines.extend(_problem_lines(listing))
+    lines.extend(_problem_lines(report))
     return "\n".join(lines)
 
 
-def _problem_lines(listing: Listing) -> list[str]:
-    if not listing.problems:
+def _problem_lines(report: WalkReport) -> list[str]:
+    if not report.problems:
         return []
-    lines = [f"({listing.problems:,} entries could not be read and were skipped, such as:"]
-    lines.extend(f"  {example}" for example in listing.examples)
+    lines = [f"({report.problems:,} entries could not be read and were skipped, such as:"]
+    lines.extend(f"  {example}" for example in report.examples)
     lines[-1] += ")"
     return lines

@@ -1,13 +1,22 @@
-"""What both engines share: the options of a listing and its result."""
+"""What both engines share: the options of a walk, where found files go, what went wrong.
+
+An engine walks a directory and hands the relative paths of the files it keeps to a
+*sink* in batches, while it walks: the caller matches and dates each batch as it comes,
+so that its own work overlaps the walk instead of following it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+#: Receives a batch of file paths relative to the walked directory.
+Sink = Callable[[list[str]], None]
 
 
 @dataclass(frozen=True)
-class ListingOptions:
-    """Which files a listing keeps, and how long it may take."""
+class WalkOptions:
+    """Which files a walk keeps, and how long it may take."""
 
     #: List hidden files and walk hidden directories (``.git`` included).
     include_hidden: bool = False
@@ -15,13 +24,15 @@ class ListingOptions:
     include_ignored: bool = False
     #: Seconds before the walk is stopped.
     timeout: float = 60.0
+    #: A glob every wanted file *name* matches (``*.py``), or None. Only a hint: an
+    #: engine may use it to send fewer paths, and the caller still matches each path.
+    name_glob: str | None = None
 
 
 @dataclass
-class Listing:
-    """Files found below a directory (relative to it), and what could not be read."""
+class WalkReport:
+    """What could not be read during a walk."""
 
-    files: list[str]
     #: How many entries could not be read (permissions, broken links, link loops).
     problems: int = 0
     #: A few of those problems, as text.

@@ -137,7 +137,7 @@ class _Translator:
             return "[^/]*"  # "a**b" is just a star
         if after == "/":
             self.pos += 1
-            return "(?:[^/]*/)*"  # zero or more directories
+            return "(?:.*/)?"  # zero or more directories
         return ".*"  # the rest of the path, at any depth
 
     def _char_class(self) -> str:
@@ -174,3 +174,23 @@ class _Translator:
         self.pos = pos + 1
         body = "".join(items)
         return f"[^/{body}]" if negate else f"(?![/])[{body}]"
+
+
+def name_glob(glob: str) -> str | None:
+    """The glob every matching file *name* matches (``*.py`` for ``src/**/*.py``).
+
+    It lets an engine send only plausible files; None when the last segment is not
+    simple enough to hand to another glob implementation unchanged (escapes, nested
+    or cross-directory ``{}``), or when it would let every file through anyway.
+    """
+    name = glob.rsplit("/", 1)[-1]
+    if name in ("*", "**") or "**" in name or "\\" in name or ":" in name:
+        return None
+    if "[" in name and ("{" in name or "}" in name):
+        return None
+    depth = 0
+    for char in name:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0 or depth > 1:
+            return None
+    return name if depth == 0 else None

@@ -2,40 +2,46 @@
 
 ripgrep walks the tree on every core, reads ``.gitignore``, ``.ignore`` and
 ``.rgignore`` files (nested and in parent directories) and ``.git/info/exclude``,
-skips hidden entries, and follows symbolic links with loop detection. The glob itself
-is *not* handed to ripgrep: a ``-g`` glob in ripgrep overrides the ignore and hidden
-rules for every file it matches, and matches relative to the process's current
-directory. The caller filters ripgrep's listing with the compiled pattern instead.
+skips hidden entries, and follows symbolic links with loop detection.
+
+The pattern itself is *not* handed to ripgrep as ``-g PATTERN``: such a glob overrides
+the ignore and hidden rules for every file it matches (git-ignored ``*.log`` files
+would be listed by ``-g '**/*.log'``), and it matches relative to the process's
+current directory. Only the file-name part goes in, as a file type (``--type-add``),
+which ripgrep applies after its ignore rules; a type does let hidden *files* through,
+which the caller drops.
 """
 
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
-from toolplug_glob.listing import Listing, ListingOptions, SearchTimeout
+from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 
-#: Lines of ripgrep's error output kept for the report (the count covers them all).
 _KEPT_PROBLEMS = 5
+_READ_SIZE = 1 << 18
+_MAX_STDERR = 1 << 16
 
 
 def find_ripgrep() -> str | None:
     """The ``rg`` binary: the one beside this Python (the ``ripgrep`` wheel), or on PATH."""
-    names = ("rg.exe", "rg") if sys.platform == "win32" else ("rg",)
+    name = "rg.exe" if sys.platform == "win32" else "rg"
     for scripts in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
-        for name in names:
-            candidate = Path(scripts) / name
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return str(candidate)
+        candidate = Path(scripts) / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
     return shutil.which("rg")
 
 
-def list_files_rg(rg: str, base: Path, options: ListingOptions) -> Listing:
-    """Every file below ``base`` that ripgrep's rules keep, relative to ``base``."""
+def rg_command(rg: str, options: WalkOptions) -> list[str]:
+    """The ``rg --files`` command line for these options."""
     command = [
         rg,
         "--files",
@@ -49,25 +55,61 @@ def list_files_rg(rg: str, base: Path, options: ListingOptions) -> Listing:
         command.append("--hidden")
     if options.include_ignored:
         command.append("--no-ignore")
+    if options.name_glob:
+        command += [f"--type-add=wanted:{options.name_glob}", "--type=wanted"]
+    return command
+
+
+def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
+    """Send every file below ``base`` that ripgrep keeps to ``sink``, as it is found."""
+    deadline = time.monotonic() + options.timeout
     # No path argument: ripgrep then lists the current directory without a "./" prefix.
-    process = subprocess.Popen(
-        command,
+    with subprocess.Popen(
+        rg_command(rg, options),
         cwd=base,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    )
-    try:
-        out, err = process.communicate(timeout=options.timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
-        raise SearchTimeout(options.timeout) from None
+    ) as process:
+        try:
+            errors = _pump(process, deadline, options.timeout, sink)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        process.wait()
     if process.returncode not in (0, 1, 2):
-        detail = err.decode(errors="replace").strip()
+        detail = errors.decode(errors="replace").strip()
         raise OSError(f"ripgrep exited with status {process.returncode}: {detail}")
-    files = os.fsdecode(out).split("\0")
-    if files and not files[-1]:
-        files.pop()
-    problems = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
-    return Listing(files=files, problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
+    problems = [line for line in errors.decode(errors="replace").splitlines() if line.strip()]
+    return WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
+
+
+def _pump(process: subprocess.Popen[bytes], deadline: float, timeout: float, sink: Sink) -> bytes:
+    """Read ripgrep's output as it comes, until both pipes close; return its errors."""
+    assert process.stdout is not None and process.stderr is not None
+    out_fd, err_fd = process.stdout.fileno(), process.stderr.fileno()
+    errors = bytearray()
+    pending = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(out_fd, selectors.EVENT_READ)
+        selector.register(err_fd, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SearchTimeout(timeout)
+            for key, _ in selector.select(remaining):
+                data = os.read(key.fd, _READ_SIZE)
+                if not data:
+                    selector.unregister(key.fd)
+                elif key.fd == err_fd:
+                    if len(errors) < _MAX_STDERR:
+                        errors += data
+                else:
+                    data = pending + data
+                    cut = data.rfind(b"\0")
+                    if cut < 0:
+                        pending = data
+                        continue
+                    pending = data[cut + 1 :]
+                    sink(os.fsdecode(data[:cut]).split("\0"))
+    return bytes(errors)

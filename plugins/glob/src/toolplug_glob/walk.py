@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from toolplug_glob.listing import Listing, ListingOptions, SearchTimeout
+from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 
 #: Ignore files read in each directory, lowest precedence first (as in ripgrep).
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
@@ -73,11 +73,13 @@ def _is_ignored(levels: list[_IgnoreLevel], rel: str, is_dir: bool) -> bool:
     return False
 
 
-def list_files_python(base: Path, options: ListingOptions) -> Listing:
-    """Every file below ``base`` that the ignore and hidden rules keep, relative to it."""
+def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
+    """Send every file below ``base`` that the ignore and hidden rules keep to ``sink``.
+
+    Paths are relative to ``base``; each directory's files go in one batch.
+    """
     deadline = time.monotonic() + options.timeout
     use_ignores = not options.include_ignored
-    files: list[str] = []
     problems: list[str] = []
     root = os.stat(base)
     levels = _parent_levels(base) if use_ignores else []
@@ -98,6 +100,7 @@ def list_files_python(base: Path, options: ListingOptions) -> Listing:
             spec = _read_rules(directory, {e.name for e in entries})
             if spec is not None:
                 levels = [*levels, _IgnoreLevel(spec, strip=rel)]
+        files: list[str] = []
         for entry in entries:
             if not options.include_hidden and entry.name.startswith("."):
                 continue
@@ -119,4 +122,6 @@ def list_files_python(base: Path, options: ListingOptions) -> Listing:
                     problems.append(f"{child}: broken symbolic link")
             except OSError as exc:
                 problems.append(f"{child}: {exc.strerror or exc}")
-    return Listing(files=files, problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
+        if files:
+            sink(files)
+    return WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
