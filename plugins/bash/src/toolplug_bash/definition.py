@@ -1,0 +1,183 @@
+"""The bash tool's types: :class:`BashAction`, :class:`BashObservation`, :class:`BashTool`."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import Field
+from toolplug import Action, Observation, ToolAnnotations, ToolContext, ToolDefinition
+
+from toolplug_bash.impl import BashConfig, BashExecutor
+
+DESCRIPTION = """\
+Run a command in a persistent bash session (stdout and stderr together, as a terminal \
+shows them). The working directory, exported variables, functions, aliases and an \
+activated virtualenv carry over from call to call.
+
+- Chain commands with && or ;, write multi-line scripts and heredocs; `cmd &` runs in \
+the background and returns at once (send its output to a file to read it later).
+- A command still running when the timeout (or a long silence) comes keeps running: \
+you get its output so far. Then call again with is_input=true and an empty command to \
+wait, text to answer a prompt, or "C-c" to interrupt it.
+- A command waiting for input (a prompt, `cat`, `read`) is reported: answer it with \
+is_input=true (the text is typed followed by Enter); "C-d" sends end-of-file.
+- Long output is cut to its start and end; the full text is saved to a file whose path \
+is given. Prefer commands that print little (grep, head, tail, wc).
+- reset=true ends the session and every process in it and starts a fresh one.\
+"""
+
+
+class BashAction(Action):
+    """A command for the session, or input for the command that is running."""
+
+    command: str = Field(
+        description=(
+            "The bash command to run (one line or a multi-line script). With "
+            "is_input=true: the text to type to the running command, followed by Enter; "
+            "an empty string just waits for more output; 'C-c', 'C-d' and 'C-z' send "
+            "those keys."
+        )
+    )
+    is_input: bool = Field(
+        default=False,
+        description=(
+            "Send `command` to the command that is still running instead of starting a new one."
+        ),
+    )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=3600,
+        description=(
+            "Seconds to wait for this call before control returns to you (the command "
+            "keeps running). When set, a silent command is waited for just as long."
+        ),
+    )
+    reset: bool = Field(
+        default=False,
+        description=(
+            "Kill the session and every process it started, and start a fresh shell in "
+            "the workspace; `command` (if any) then runs in the fresh shell."
+        ),
+    )
+
+
+class BashObservation(Observation):
+    """What a call saw: output, exit code, working directory, and the command's state."""
+
+    output: str = Field(description="The output shown (cut to its start and end if long).")
+    exit_code: int | None = Field(
+        default=None, description="The command's exit status; null while it still runs."
+    )
+    cwd: str = Field(description="The session's working directory after the call.")
+    running: bool = Field(default=False, description="True when the command is still running.")
+    waiting_for_input: bool = Field(
+        default=False, description="True when the running command waits on the terminal."
+    )
+    full_output_path: str | None = Field(
+        default=None, description="File holding the full output, when it was cut."
+    )
+
+
+ANNOTATIONS = ToolAnnotations(
+    title="Bash",
+    readOnlyHint=False,
+    destructiveHint=True,
+    idempotentHint=False,
+    openWorldHint=True,
+)
+
+
+class BashTool(ToolDefinition[BashAction, BashObservation]):
+    """The ``bash`` tool: one persistent shell session per created instance."""
+
+    @classmethod
+    def create(
+        cls,
+        context: ToolContext,
+        *,
+        timeout: float | None = None,
+        no_output_timeout: float = 30.0,
+        hard_timeout: float | None = None,
+        max_output: int | None = None,
+        max_saved_output: int = 64 * 1024 * 1024,
+        env: Mapping[str, str] | None = None,
+        env_allowlist: Sequence[str] | None = None,
+        shell: str = "bash",
+        secrets: Sequence[str] | Mapping[str, str] = (),
+    ) -> Sequence[BashTool]:
+        """Build the tool for one host session; the shell itself starts on first use.
+
+        - ``timeout``: seconds a call waits before control returns (default: the
+          context's timeout, else 120); the command keeps running.
+        - ``no_output_timeout``: control also returns after this many silent seconds.
+        - ``hard_timeout``: a command running longer is killed with its whole process
+          group (default: no limit).
+        - ``max_output``: bytes of output shown (head and tail; default: the context's
+          ``max_output``, else 30000). ``max_saved_output``: cap of the saved full output.
+        - ``env``: variables to set; ``env_allowlist``: when given, only these
+          variables of the host's environment reach the shell.
+        - ``shell``: the bash executable (name or path).
+        - ``secrets``: values (or a name -> value mapping) masked in all output.
+        """
+        config = BashConfig(
+            workspace=context.workspace,
+            base_env=dict(context.env),
+            timeout=_positive("timeout", timeout or context.timeout or 120.0),
+            no_output_timeout=_positive("no_output_timeout", no_output_timeout),
+            hard_timeout=None if hard_timeout is None else _positive("hard_timeout", hard_timeout),
+            max_output=int(_positive("max_output", max_output or context.max_output or 30000)),
+            max_saved_output=int(_positive("max_saved_output", max_saved_output)),
+            env=_string_map("env", env or {}),
+            env_allowlist=None if env_allowlist is None else _names(env_allowlist),
+            shell=_find_shell(shell, env, context.env),
+            secrets=_secret_values(secrets),
+        )
+        if not config.workspace.is_dir():
+            raise ValueError(f"the workspace {config.workspace} is not a directory")
+        tool = cls(
+            name="bash",
+            description=DESCRIPTION,
+            action_type=BashAction,
+            observation_type=BashObservation,
+            executor=BashExecutor(config),
+            annotations=ANNOTATIONS,
+        )
+        return [tool]
+
+
+def _positive(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _string_map(name: str, value: Mapping[str, str]) -> dict[str, str]:
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ValueError(f"{name} must map variable names to string values")
+    return dict(value)
+
+
+def _names(value: Sequence[str]) -> list[str]:
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ValueError("env_allowlist must be a list of variable names")
+    return list(value)
+
+
+def _secret_values(value: Sequence[str] | Mapping[str, str]) -> list[str]:
+    values = list(value.values()) if isinstance(value, Mapping) else list(value)
+    if isinstance(value, str) or not all(isinstance(v, str) for v in values):
+        raise ValueError("secrets must be a list of strings (or a name -> value mapping)")
+    return [v for v in values if v]
+
+
+def _find_shell(shell: str, env: Mapping[str, str] | None, base: Mapping[str, str]) -> str:
+    path = (env or {}).get("PATH") or base.get("PATH") or None
+    found = shutil.which(shell, path=path)
+    if found is None:
+        raise ValueError(f"shell {shell!r} was not found (it must be bash, version 4 or newer)")
+    return found

@@ -1,0 +1,267 @@
+"""The bash executor: one session, one call at a time, and what the model is told."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolplug import Observation, ToolExecutor
+
+from toolplug_bash.environment import session_env
+from toolplug_bash.output import SecretMasker, render
+from toolplug_bash.session import KEYS, Limits, Outcome, ShellError, ShellSession
+
+if TYPE_CHECKING:
+    from toolplug_bash.definition import BashAction, BashObservation
+
+#: Spellings of the special keys a model may use.
+_KEY_NAMES = {
+    **{name.lower(): name for name in KEYS},
+    **{f"^{name[-1]}": name for name in KEYS},
+    **{f"ctrl-{name[-1]}": name for name in KEYS},
+    **{f"ctrl+{name[-1]}": name for name in KEYS},
+}
+
+
+@dataclass
+class BashConfig:
+    """Everything a session needs, checked by ``BashTool.create``."""
+
+    workspace: Path
+    base_env: dict[str, str]
+    timeout: float
+    no_output_timeout: float
+    hard_timeout: float | None
+    max_output: int
+    max_saved_output: int
+    env: dict[str, str] = field(default_factory=dict)
+    env_allowlist: list[str] | None = None
+    shell: str = "bash"
+    secrets: list[str] = field(default_factory=list)
+
+
+class BashExecutor(ToolExecutor["BashAction", "BashObservation"]):
+    """Runs actions in one persistent shell, started on the first call."""
+
+    def __init__(self, config: BashConfig) -> None:
+        self.config = config
+        self.session: ShellSession | None = None
+        self._env = session_env(config.base_env, allowlist=config.env_allowlist, extra=config.env)
+        self._workdir: Path | None = None
+        self._call_lock = threading.Lock()
+        self._fresh_note = ""
+        self._command = ""
+        self._started_at = 0.0
+        self._closed = False
+
+    # -- the call ----------------------------------------------------------------------
+
+    def __call__(self, action: BashAction) -> BashObservation | Observation:
+        if not self._call_lock.acquire(blocking=False):
+            return Observation.error(
+                "Another call to this bash session is still in progress; calls to one "
+                "session run one at a time. Wait for it to return, then call again."
+            )
+        try:
+            if self._closed:
+                return Observation.error("This bash session is closed.")
+            return self._handle(action)
+        except (ShellError, OSError) as exc:
+            self._discard_session()
+            return Observation.error(
+                f"The shell failed: {exc}. The next call starts a fresh session."
+            )
+        finally:
+            self._call_lock.release()
+
+    def _handle(self, action: BashAction) -> BashObservation | Observation:
+        notes: list[str] = []
+        if action.reset:
+            self._discard_session()
+            self._fresh_note = ""
+            notes.append(f"The session was reset: a fresh shell in {self.config.workspace}.")
+            if not action.command.strip():
+                return self._observe(None, notes)
+        session = self._session()
+        if action.is_input:
+            return self._send_input(session, action, notes)
+        if session.running:
+            return Observation.error(
+                f"The previous command is still running ({self._running_for()}): "
+                f"{_short(self._command)}. Call with is_input=true and an empty command to "
+                "wait for it, text to answer it, or 'C-c' to interrupt it; or reset=true."
+            )
+        if not action.command.strip():
+            return Observation.error(
+                "The command is empty. Give a bash command to run (or is_input=true to "
+                "wait on a running command)."
+            )
+        if self._fresh_note:
+            notes.append(self._fresh_note)
+            self._fresh_note = ""
+        self._command = action.command
+        self._started_at = time.monotonic()
+        outcome = session.run(action.command, self._limits(action))
+        return self._observe(outcome, notes)
+
+    def _send_input(
+        self, session: ShellSession, action: BashAction, notes: list[str]
+    ) -> BashObservation | Observation:
+        if not session.running:
+            return Observation.error(
+                "No command is running, so there is nothing to send input to. "
+                "To run it as a command, call again with is_input=false."
+            )
+        key = _KEY_NAMES.get(action.command.strip().lower())
+        if key is not None:
+            data = KEYS[key]
+        elif action.command:
+            data = action.command.encode("utf-8", errors="surrogateescape") + b"\n"
+        else:
+            data = b""
+        outcome = session.send(data, self._limits(action))
+        return self._observe(outcome, notes)
+
+    def _limits(self, action: BashAction) -> Limits:
+        config = self.config
+        # An explicit wait from the model also covers silence: it asked to wait.
+        quiet = action.timeout if action.timeout is not None else config.no_output_timeout
+        return Limits(
+            timeout=action.timeout if action.timeout is not None else config.timeout,
+            no_output_timeout=quiet,
+            max_output=config.max_output,
+            max_saved_output=config.max_saved_output,
+        )
+
+    # -- sessions ----------------------------------------------------------------------
+
+    def _session(self) -> ShellSession:
+        if self.session is None:
+            if self._workdir is None:
+                self._workdir = Path(tempfile.mkdtemp(prefix="toolplug-bash-"))
+            self.session = ShellSession(
+                shell=self.config.shell,
+                cwd=self.config.workspace,
+                env=self._env,
+                workdir=self._workdir,
+                secrets=SecretMasker(self.config.secrets),
+                hard_timeout=self.config.hard_timeout,
+            )
+        return self.session
+
+    def _discard_session(self) -> None:
+        session, self.session = self.session, None
+        if session is not None:
+            session.close()
+
+    def close(self) -> None:
+        """End the shell and every process it started, and remove the temp files."""
+        self._closed = True
+        self._discard_session()
+        # Wait (bounded) for a call in flight to notice, then remove its files.
+        if self._call_lock.acquire(timeout=5):
+            self._call_lock.release()
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    # -- what the model is told ------------------------------------------------------
+
+    def _observe(self, outcome: Outcome | None, notes: list[str]) -> BashObservation:
+        from toolplug_bash.definition import BashObservation
+
+        cwd = str(self.config.workspace)
+        if outcome is None:
+            text = "\n".join(notes)
+            return BashObservation.from_text(text, output="", cwd=cwd)
+        head, tail, left_out = outcome.capture.view()
+        script = str(self._workdir / "command.sh") if self._workdir else None
+        shown = _rendered(head, script)
+        saved: str | None = None
+        if left_out > 0:
+            saved = str(outcome.capture.save_path)
+            shown += f"\n[... {left_out} bytes left out ...]\n" + _rendered(tail, script)
+        else:
+            shown += _rendered(tail, script)
+        status = self._status(outcome, saved)
+        if outcome.reason == "exited":
+            self._discard_session()
+            self._fresh_note = (
+                "Note: the previous shell had exited, so this is a fresh session in "
+                f"{self.config.workspace} (variables, functions and the directory were reset)."
+            )
+        parts = [*notes, shown if shown.strip() else "(no output)", status]
+        return BashObservation.from_text(
+            "\n".join(p.rstrip("\n") for p in parts),
+            output=shown,
+            exit_code=outcome.exit_code,
+            cwd=outcome.cwd or cwd,
+            running=outcome.running,
+            waiting_for_input=outcome.reason == "input",
+            full_output_path=saved,
+        )
+
+    def _status(self, outcome: Outcome, saved: str | None) -> str:
+        lines = []
+        if saved is not None:
+            total = outcome.capture.total
+            kept = outcome.capture.saved
+            whole = "the full output" if kept >= total else f"the first {kept} bytes of it"
+            lines.append(
+                f"[The output ({total} bytes) was cut to its start and end; {whole} is "
+                f"saved in {saved}: read parts of it with grep, head, tail or sed -n.]"
+            )
+        reason = outcome.reason
+        limit = self.config.hard_timeout
+        if reason == "done":
+            lines.append(f"[Exit code {outcome.exit_code}. Working directory: {outcome.cwd}]")
+        elif reason == "incomplete":
+            lines.append(
+                "[The command was incomplete (an unclosed quote, bracket or `\\` at the "
+                "end?) and was cancelled; nothing ran. Fix it and run it again.]"
+            )
+        elif reason == "killed":
+            lines.append(
+                f"[The command ran past the hard limit of {limit:g} seconds and was killed "
+                f"with its process group. Working directory: {outcome.cwd}]"
+            )
+        elif reason == "exited":
+            lines.append(
+                f"[The shell exited (status {outcome.exit_code}). The next call starts a "
+                "fresh session.]"
+            )
+        elif reason == "input":
+            lines.append(
+                "[The command is waiting for input. Answer with is_input=true (the text is "
+                "typed followed by Enter), or send 'C-c' to interrupt it or 'C-d' for "
+                "end-of-file.]"
+            )
+        else:
+            why = "no new output came" if reason == "quiet" else "the call's timeout came"
+            lines.append(
+                f"[The command is still running ({self._running_for()}; {why}). Call with "
+                "is_input=true and an empty command to wait for more output, text to send "
+                "it, or 'C-c' to interrupt it.]"
+            )
+        return "\n".join(lines)
+
+    def _running_for(self) -> str:
+        return f"for {time.monotonic() - self._started_at:.0f} s"
+
+
+def _rendered(data: bytes, script: str | None) -> str:
+    text = render(data)
+    if script is not None and script in text:
+        # Errors in a sourced multi-line command name its file; the model never saw it.
+        text = text.replace(f"{script}: ", "bash: ")
+    return text
+
+
+def _short(command: str, limit: int = 80) -> str:
+    line = command.strip().splitlines()[0] if command.strip() else ""
+    return repr(line if len(line) <= limit else line[: limit - 3] + "...")

@@ -1,0 +1,161 @@
+"""What a command printed: masked as it streams, bounded in memory, rendered for a model.
+
+The stream flows ``SecretMasker`` -> ``OutputCapture``. The capture keeps the first
+``head`` bytes and a ring of the last ``tail`` bytes; once the output outgrows both, the
+whole stream (up to ``save_limit`` bytes) also goes to a file the model can page through.
+Memory stays at ``head + tail`` plus one read, however much a command prints.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+#: What a masked secret reads as.
+MASK = b"********"
+
+
+class SecretMasker:
+    """Replace secret values in a byte stream, also when one spans two chunks."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        values = {s.encode() for s in secrets if s}
+        # Longest first, so a secret that contains another is masked whole.
+        self._secrets = sorted(values, key=len, reverse=True)
+        self._keep = max((len(s) for s in self._secrets), default=1) - 1
+        self._carry = b""
+
+    def mask(self, data: bytes) -> bytes:
+        """Mask every secret in ``data`` (a whole text, no streaming)."""
+        for secret in self._secrets:
+            data = data.replace(secret, MASK)
+        return data
+
+    def feed(self, chunk: bytes) -> bytes:
+        """Take the next chunk; return the masked bytes that are safe to pass on."""
+        if not self._secrets:
+            return chunk
+        data = self._carry + chunk
+        cut = max(len(data) - self._keep, 0)
+        # Hold back a secret that starts before the cut but may end after it.
+        for secret in self._secrets:
+            start = data.find(secret, max(cut - len(secret) + 1, 0))
+            while 0 <= start < cut:
+                if start + len(secret) > cut:
+                    cut = start
+                    break
+                start = data.find(secret, start + 1)
+        self._carry = data[cut:]
+        return self.mask(data[:cut])
+
+    def flush(self) -> bytes:
+        """The masked remainder at the end of the stream."""
+        rest, self._carry = self._carry, b""
+        return self.mask(rest)
+
+
+class OutputCapture:
+    """The head, a tail ring and (past the limit) a file of one command's output."""
+
+    def __init__(self, limit: int, save_path: Path, save_limit: int) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.save_path = save_path
+        self.save_limit = save_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.saved = 0
+        self._file: object | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """Whether part of the output is left out of the view."""
+        return self.total > len(self.head) + len(self.tail)
+
+    def write(self, data: bytes) -> None:
+        """Add bytes to the capture."""
+        if not data:
+            return
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if not data:
+            return
+        self.tail += data
+        overflow = len(self.tail) - self.tail_limit
+        if overflow > 0:
+            if self._file is None:
+                self._open_file()
+            self._save(bytes(self.tail[:overflow]))
+            del self.tail[:overflow]
+
+    def _open_file(self) -> None:
+        self._file = open(self.save_path, "wb")  # noqa: SIM115 - closed in finish()
+        self._save(bytes(self.head))
+
+    def _save(self, data: bytes) -> None:
+        room = self.save_limit - self.saved
+        if room <= 0:
+            return
+        data = data[:room]
+        self._file.write(data)  # type: ignore[attr-defined]
+        self.saved += len(data)
+
+    def finish(self) -> None:
+        """Write the tail to the saved file (if there is one) and close it."""
+        if self._file is None:
+            return
+        self._save(bytes(self.tail))
+        self._file.close()  # type: ignore[attr-defined]
+        self._file = None
+
+    def view(self) -> tuple[bytes, bytes, int]:
+        """The head, the tail, and how many bytes between them are left out."""
+        return bytes(self.head), bytes(self.tail), self.total - len(self.head) - len(self.tail)
+
+
+# CSI (colours, cursor moves), OSC (titles, hyperlinks), and other two-byte escapes.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+# Control characters a model has no use for (tab and newline are kept).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BACKSPACE = re.compile(r"[^\n\x08]\x08")
+
+
+def render(data: bytes) -> str:
+    """Terminal output as the text a screen shows: decoded, escapes stripped.
+
+    Invalid UTF-8 becomes U+FFFD; a carriage return rewinds the line (so a progress
+    bar leaves only its last state); backspaces erase; colour and other escape
+    sequences, and stray control characters, are removed.
+    """
+    text = data.decode("utf-8", errors="replace")
+    text = _ESCAPES.sub("", text)
+    text = text.replace("\r\n", "\n")
+    if "\x08" in text:
+        while True:
+            text, count = _BACKSPACE.subn("", text)
+            if not count:
+                break
+    if "\r" in text:
+        text = "\n".join(_last_overwrite(line) for line in text.split("\n"))
+    return _CONTROLS.sub("", text)
+
+
+def _last_overwrite(line: str) -> str:
+    """What remains of a line that carriage returns wrote over."""
+    parts = [p for p in line.split("\r")]
+    # A later, shorter write overwrites only the start of the earlier one.
+    shown = ""
+    for part in parts:
+        shown = part + shown[len(part) :]
+    return shown

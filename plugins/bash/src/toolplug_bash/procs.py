@@ -1,0 +1,117 @@
+"""The process table: who belongs to a shell session, who waits on the terminal, and kills.
+
+Linux exposes all of this in ``/proc``; elsewhere the helpers fall back to process
+groups (``killpg``), which covers everything but processes that left the group.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import signal
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_PROC = "/proc"
+
+#: The ``read`` system call's number, as ``/proc/<pid>/syscall`` reports it.
+_READ_SYSCALL = {"x86_64": 0, "aarch64": 63, "riscv64": 63, "arm64": 63}.get(platform.machine())
+
+
+@dataclass(frozen=True)
+class ProcInfo:
+    """The fields of ``/proc/<pid>/stat`` that the shell session needs."""
+
+    pid: int
+    ppid: int
+    pgrp: int
+    session: int
+    state: str
+
+
+def read_stat(pid: int) -> ProcInfo | None:
+    """Parse ``/proc/<pid>/stat``; ``None`` when the process is gone (or no /proc)."""
+    try:
+        with open(f"{_PROC}/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    # The command name is in parentheses and may itself hold spaces or parentheses.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return ProcInfo(pid, int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode())
+
+
+def all_processes() -> list[ProcInfo]:
+    """Every process we can see (empty without ``/proc``)."""
+    try:
+        names = os.listdir(_PROC)
+    except OSError:
+        return []
+    infos = (read_stat(int(n)) for n in names if n.isdigit())
+    return [info for info in infos if info is not None]
+
+
+def session_processes(leader: int) -> list[int]:
+    """The live processes of a shell's session: its members and all their descendants.
+
+    Descendants are followed through parent links too, so a child that started a new
+    session of its own (``setsid``) while its parent still lives is found as well.
+    """
+    table = all_processes()
+    found = {p.pid for p in table if p.session == leader or p.pid == leader}
+    children: dict[int, list[int]] = {}
+    for p in table:
+        children.setdefault(p.ppid, []).append(p.pid)
+    stack = list(found)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return sorted(found)
+
+
+def kill_all(pids: Iterable[int], sig: int = signal.SIGKILL) -> None:
+    """Send a signal to each pid, ignoring the ones already gone."""
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def kill_group(pgrp: int, sig: int = signal.SIGKILL) -> bool:
+    """Signal a process group; False when it no longer exists."""
+    try:
+        os.killpg(pgrp, sig)
+    except OSError:
+        return False
+    return True
+
+
+def waiting_on_terminal(pgrp: int, tty_path: str) -> bool:
+    """Whether a process of the group is blocked reading the terminal ``tty_path``.
+
+    A process that waits on stdin sits in a ``read`` system call on the terminal:
+    ``/proc/<pid>/syscall`` names the call and its file descriptor, and the descriptor's
+    link names the terminal. Returns False when that cannot be seen.
+    """
+    if _READ_SYSCALL is None:
+        return False
+    for proc in all_processes():
+        if proc.pgrp != pgrp or proc.state not in ("S", "D"):
+            continue
+        try:
+            with open(f"{_PROC}/{proc.pid}/syscall") as f:
+                call = f.read().split()
+        except OSError:
+            continue
+        if len(call) < 2 or not call[0].isdigit() or int(call[0]) != _READ_SYSCALL:
+            continue
+        try:
+            target = os.readlink(f"{_PROC}/{proc.pid}/fd/{int(call[1], 16)}")
+        except (OSError, ValueError):
+            continue
+        if target == tty_path:
+            return True
+    return False

@@ -1,0 +1,522 @@
+"""A persistent bash over a pseudo-terminal, and the prompt protocol that drives it.
+
+bash runs interactively (job control on, no readline, no rc files) in its own session
+with the pty as its controlling terminal, so ``C-c`` reaches the foreground job the way
+it does in a terminal and the shell survives it. After every command bash runs
+``PROMPT_COMMAND``, which prints a *sentinel*: a per-session random token with the exit
+status and the working directory, framed by two control bytes no command prints by
+accident. Reading up to the sentinel is the whole round trip: no polling, no sleeps.
+
+One-line commands are typed as they are; anything longer, multi-line or holding
+control characters is written to a file and sourced, so heredocs, long scripts and
+syntax errors behave as in a script and never leave the shell waiting for more input.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import secrets
+import select
+import shlex
+import signal
+import struct
+import subprocess
+import termios
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolplug_bash import procs
+from toolplug_bash.output import OutputCapture, SecretMasker
+
+#: Bytes typed for the special keys.
+KEYS = {"C-c": b"\x03", "C-d": b"\x04", "C-z": b"\x1a"}
+
+_READ_SIZE = 1 << 20
+#: Quiet time after which the foreground job is checked for waiting on the terminal.
+_INPUT_PROBE_EVERY = 0.25
+#: Longest one-line command typed directly (the terminal's line limit is 4095 bytes).
+_MAX_TYPED = 1000
+_UNTYPABLE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+#: How long a session may take to start, or to come back after its job was killed.
+_START_WAIT = 10.0
+_KILL_WAIT = 3.0
+
+
+class ShellError(RuntimeError):
+    """The shell could not be started or stopped answering."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one call may wait, and how much of the output it keeps."""
+
+    timeout: float
+    no_output_timeout: float
+    max_output: int
+    max_saved_output: int
+
+
+@dataclass
+class Outcome:
+    """What one call saw.
+
+    ``reason`` is ``done`` (the shell is back at its prompt), ``timeout`` or ``quiet``
+    (control returned; the command still runs), ``input`` (the command waits on the
+    terminal), ``incomplete`` (bash wanted more lines; the command was cancelled),
+    ``killed`` (the hard limit ended it) or ``exited`` (the shell itself ended).
+    """
+
+    reason: str
+    capture: OutputCapture
+    exit_code: int | None
+    cwd: str
+
+    @property
+    def running(self) -> bool:
+        """Whether the command is still running after this call."""
+        return self.reason in ("timeout", "quiet", "input")
+
+
+class _SentinelScanner:
+    """Find the session's sentinels in the byte stream, across read boundaries."""
+
+    def __init__(self, token: bytes) -> None:
+        self.marker = b"\x1eTP" + token
+        self._pending = b""
+
+    def feed(self, chunk: bytes) -> tuple[bytes, bytes | None, bytes]:
+        """Split into (output before a sentinel, the sentinel body or None, the rest)."""
+        data = self._pending + chunk
+        self._pending = b""
+        start = data.find(self.marker)
+        if start < 0:
+            hold = _partial_suffix(data, self.marker)
+            if hold:
+                self._pending = data[-hold:]
+                return data[:-hold], None, b""
+            return data, None, b""
+        end = data.find(b"\x1f", start)
+        if end < 0:
+            self._pending = data[start:]
+            return data[:start], None, b""
+        return data[:start], data[start + len(self.marker) : end], data[end + 1 :]
+
+    def flush(self) -> bytes:
+        """Bytes held back because they looked like the start of a sentinel."""
+        rest, self._pending = self._pending, b""
+        return rest
+
+
+def _partial_suffix(data: bytes, marker: bytes) -> int:
+    """Length of the longest end of ``data`` that is a proper prefix of ``marker``."""
+    first = data.rfind(marker[:1], max(len(data) - len(marker) + 1, 0))
+    while first >= 0:
+        if marker.startswith(data[first:]):
+            return len(data) - first
+        first = data.find(marker[:1], first + 1)
+    return 0
+
+
+class ShellSession:
+    """One persistent bash process on a pseudo-terminal.
+
+    Not thread-safe: the executor lets one call in at a time. :meth:`close` may be
+    called from any thread and ends the shell and every process it started.
+    """
+
+    def __init__(
+        self,
+        *,
+        shell: str,
+        cwd: Path,
+        env: dict[str, str],
+        workdir: Path,
+        secrets: SecretMasker,
+        hard_timeout: float | None,
+        columns: int = 200,
+        rows: int = 50,
+    ) -> None:
+        self.shell = shell
+        self.cwd = str(cwd)
+        self.env = env
+        self.workdir = workdir
+        self.masker = secrets
+        self.hard_timeout = hard_timeout
+        self.size = (rows, columns)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.exit_status: int | None = None
+        self._fd = -1
+        self._pidfd = -1
+        self._tty = ""
+        self._token = b""
+        self._scanner: _SentinelScanner | None = None
+        self._prompts_to_skip = 0
+        self._leftover = b""
+        self._running_since: float | None = None
+        self._hard_timer: threading.Timer | None = None
+        self._outputs = 0
+        self._closed = False
+
+    # -- life cycle ------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """Whether the shell process was started (and not yet closed)."""
+        return self.process is not None
+
+    @property
+    def alive(self) -> bool:
+        """Whether the shell process is running."""
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def running(self) -> bool:
+        """Whether a command was started and has not come back to the prompt."""
+        return self._running_since is not None
+
+    @property
+    def pid(self) -> int | None:
+        """The shell's process id (also its session and process group id)."""
+        return self.process.pid if self.process is not None else None
+
+    def start(self) -> None:
+        """Start bash; the setup line is typed ahead, so this does not wait for it."""
+        if self._closed:
+            raise ShellError("the session is closed")
+        master, slave = os.openpty()
+        try:
+            self._tty = os.ttyname(slave)
+            attrs = termios.tcgetattr(slave)
+            # No echo of what is typed, no newline translation of what is printed.
+            attrs[3] &= ~(termios.ECHO | termios.ECHONL | termios.ECHOCTL)
+            attrs[1] &= ~termios.OPOST
+            termios.tcsetattr(slave, termios.TCSANOW, attrs)
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *self.size, 0, 0))
+            self.process = subprocess.Popen(
+                [self.shell, "--norc", "--noprofile", "--noediting", "-i"],
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        os.set_blocking(master, False)
+        self._fd = master
+        try:
+            self._pidfd = os.pidfd_open(self.process.pid)
+        except (AttributeError, OSError):
+            self._pidfd = -1
+        self._token = secrets.token_hex(8).encode()
+        self._scanner = _SentinelScanner(self._token)
+        self._prompts_to_skip = 1
+        self._write(self._setup_line())
+
+    def _setup_line(self) -> bytes:
+        token = self._token.decode()
+        sentinel = f"printf '\\036TP{token};%d;%s\\037' $? \"$PWD\"; PS1="
+        tty = shlex.quote(self._tty)
+        # bash starts without a controlling terminal (the fast way to spawn it); opening
+        # the pty as the session leader makes it one, and then job control can start.
+        parts = [
+            f"exec 0<>{tty} 1>&0 2>&0",
+            "set -m +o history",
+            "unset HISTFILE MAILCHECK",
+            f"PROMPT_COMMAND={shlex.quote(sentinel)}",
+            f"PS2='\\036TP{token}+\\037'",
+            "PS1=",
+        ]
+        return ("; ".join(parts) + "\n").encode()
+
+    def close(self) -> None:
+        """End the shell and every process of its session. Safe to call twice."""
+        self._closed = True
+        self._disarm_hard_limit()
+        process = self.process
+        if process is not None:
+            procs.kill_all(procs.session_processes(process.pid))
+            procs.kill_group(process.pid)
+            try:
+                process.wait(timeout=_KILL_WAIT)
+            except subprocess.TimeoutExpired:
+                pass
+            self.exit_status = process.returncode
+        self._release()
+
+    def _release(self) -> None:
+        for fd in (self._fd, self._pidfd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._fd = self._pidfd = -1
+        self.process = None
+        self._running_since = None
+
+    def _ended(self) -> None:
+        """The shell exited by itself: end what it left behind, release the terminal."""
+        process = self.process
+        if process is not None:
+            procs.kill_all(procs.session_processes(process.pid))
+            try:
+                self.exit_status = process.wait(timeout=_KILL_WAIT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                self.exit_status = process.wait(timeout=_KILL_WAIT)
+        self._disarm_hard_limit()
+        self._release()
+
+    # -- commands --------------------------------------------------------------------
+
+    def run(self, command: str, limits: Limits) -> Outcome:
+        """Start a command and collect its output until it ends or a limit comes."""
+        if not self.started:
+            self.start()
+        capture = self._new_capture(limits)
+        self._drain_into(capture)
+        data = command.encode("utf-8", errors="surrogateescape")
+        if len(data) <= _MAX_TYPED and not _UNTYPABLE.search(data):
+            self._write(data + b"\n")
+        else:
+            script = self.workdir / "command.sh"
+            script.write_bytes(data + b"\n")
+            self._write(f". {shlex.quote(str(script))}\n".encode())
+        self._running_since = time.monotonic()
+        self._arm_hard_limit()
+        return self._collect(capture, limits)
+
+    def send(self, data: bytes, limits: Limits) -> Outcome:
+        """Type bytes to the running command (none: just wait) and collect output."""
+        capture = self._new_capture(limits)
+        if data:
+            self._write(data)
+        return self._collect(capture, limits)
+
+    def _new_capture(self, limits: Limits) -> OutputCapture:
+        self._outputs += 1
+        path = self.workdir / f"output-{self._outputs}.log"
+        return OutputCapture(limits.max_output, path, limits.max_saved_output)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        deadline = time.monotonic() + _START_WAIT
+        while view:
+            try:
+                sent = os.write(self._fd, view)
+            except BlockingIOError:
+                # The terminal's input queue is full: the command is not reading.
+                if time.monotonic() > deadline:
+                    raise ShellError("the terminal does not take input") from None
+                select.select([], [self._fd], [], 0.1)
+                continue
+            view = view[sent:]
+
+    def _drain_into(self, capture: OutputCapture) -> None:
+        """Output that arrived between calls (background jobs) starts the next view."""
+        pending, self._leftover = self._leftover, b""
+        for chunk in [pending, *self._chunks()]:
+            if self._consume(chunk, capture) is not None:
+                self._leftover = b""  # a stray prompt: nothing is running
+
+    def _read(self) -> bytes:
+        """Read what is there without blocking; b'' when nothing is (or the pty closed)."""
+        try:
+            return os.read(self._fd, _READ_SIZE)
+        except BlockingIOError:
+            return b""
+        except OSError as exc:
+            if exc.errno == errno.EIO:  # every holder of the terminal is gone
+                return b""
+            raise
+
+    # -- the wait ----------------------------------------------------------------------
+
+    def _collect(self, capture: OutputCapture, limits: Limits) -> Outcome:
+        reason, exit_code = self._pump(capture, limits)
+        capture.write(self.masker.flush())
+        capture.finish()
+        if reason in ("done", "killed", "incomplete"):
+            self._running_since = None
+            self._disarm_hard_limit()
+        if reason == "exited":
+            exit_code = self.exit_status
+        return Outcome(reason, capture, exit_code, self.cwd)
+
+    def _pump(self, capture: OutputCapture, limits: Limits) -> tuple[str, int | None]:
+        now = time.monotonic()
+        deadline = now + limits.timeout
+        last_output = now
+        next_probe = now + _INPUT_PROBE_EVERY
+        killing_since: float | None = None
+        cancelled = False
+        watch = [self._fd] + ([self._pidfd] if self._pidfd >= 0 else [])
+        while True:
+            now = time.monotonic()
+            hard = self._hard_deadline()
+            if killing_since is None:
+                if hard is not None and now >= hard:
+                    killing_since = now
+                    self.kill_foreground()
+                elif now >= deadline:
+                    return "timeout", None
+                elif now - last_output >= limits.no_output_timeout:
+                    return "quiet", None
+            elif now - killing_since > _KILL_WAIT:
+                self.close()
+                return "killed", None
+            if now >= next_probe:
+                if killing_since is None and not cancelled and self._waits_on_terminal():
+                    return "input", None
+                next_probe = now + _INPUT_PROBE_EVERY
+            wakeups = [deadline, last_output + limits.no_output_timeout, next_probe]
+            if hard is not None:
+                wakeups.append(hard)
+            if killing_since is not None:
+                wakeups.append(killing_since + _KILL_WAIT)
+            wait = max(min(wakeups) - now, 0.0)
+            if self._pidfd < 0:
+                wait = min(wait, 0.1)  # no pidfd: look at the process now and then
+            try:
+                ready, _, _ = select.select(watch, [], [], wait)
+            except (OSError, ValueError):  # closed from another thread
+                return "exited", None
+            chunks = self._chunks()
+            for index, chunk in enumerate(chunks):
+                prompt = self._consume(chunk, capture)
+                while prompt is not None and prompt.startswith(b"+"):
+                    # bash asks for a continuation line: the command is incomplete.
+                    # Cancel the line; the prompt that follows ends this call.
+                    self._write(KEYS["C-c"])
+                    cancelled = True
+                    rest, self._leftover = self._leftover, b""
+                    prompt = self._consume(rest, capture)
+                if prompt is None:
+                    continue
+                # What came after the prompt belongs to the next call.
+                self._leftover += b"".join(chunks[index + 1 :])
+                exit_code = self._parse_prompt(prompt)
+                if cancelled:
+                    return "incomplete", exit_code
+                return ("killed" if killing_since is not None else "done"), exit_code
+            if chunks:
+                last_output = time.monotonic()
+                next_probe = last_output + _INPUT_PROBE_EVERY
+            elif self._shell_gone(ready):
+                for chunk in self._chunks():
+                    self._consume(chunk, capture)
+                capture.write(self.masker.feed(self._scanner_flush()))
+                self._ended()
+                return "exited", None
+
+    def _consume(self, chunk: bytes, capture: OutputCapture) -> bytes | None:
+        """Pass output on to the capture up to the first prompt of this call.
+
+        Returns that prompt's sentinel body (what follows it is kept for the next
+        call), or None. Prompts of the setup line are skipped, with the noise bash
+        prints before them.
+        """
+        assert self._scanner is not None
+        rest = chunk
+        while True:
+            before, body, rest = self._scanner.feed(rest)
+            if not self._prompts_to_skip:
+                capture.write(self.masker.feed(before))
+            if body is None:
+                return None
+            if self._prompts_to_skip and not body.startswith(b"+"):
+                self._prompts_to_skip -= 1
+                self._parse_prompt(body)
+                continue
+            self._leftover = rest
+            return body
+
+    def _scanner_flush(self) -> bytes:
+        return self._scanner.flush() if self._scanner is not None else b""
+
+    def _chunks(self) -> list[bytes]:
+        """Everything readable now, in reads of up to 1 MiB (bounded per turn)."""
+        chunks = []
+        total = 0
+        while total < 8 * _READ_SIZE:
+            chunk = self._read()
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return chunks
+
+    def _parse_prompt(self, body: bytes) -> int:
+        status, _, cwd = body.lstrip(b";").partition(b";")
+        self.cwd = cwd.decode("utf-8", errors="replace") or self.cwd
+        return int(status) if status.lstrip(b"-").isdigit() else -1
+
+    def _shell_gone(self, ready: list[int]) -> bool:
+        if self._pidfd >= 0 and self._pidfd not in ready:
+            return False
+        return self.process is None or self.process.poll() is not None
+
+    def _waits_on_terminal(self) -> bool:
+        try:
+            group = os.tcgetpgrp(self._fd)
+        except OSError:
+            return False
+        return procs.waiting_on_terminal(group, self._tty)
+
+    # -- interrupts and the hard limit -------------------------------------------------
+
+    def _hard_deadline(self) -> float | None:
+        if self.hard_timeout is None or self._running_since is None:
+            return None
+        return self._running_since + self.hard_timeout
+
+    def kill_foreground(self) -> None:
+        """Kill the foreground job's process group (the shell itself survives)."""
+        process = self.process
+        if process is None:
+            return
+        try:
+            group = os.tcgetpgrp(self._fd)
+        except OSError:
+            group = -1
+        if group > 0 and group != process.pid:
+            procs.kill_group(group)
+            return
+        # The shell runs the command itself (a loop, a builtin): kill what it started
+        # and interrupt it back to its prompt.
+        members = [p for p in procs.session_processes(process.pid) if p != process.pid]
+        procs.kill_all(members)
+        try:
+            os.kill(process.pid, signal.SIGINT)
+        except OSError:
+            pass
+
+    def _arm_hard_limit(self) -> None:
+        """Enforce the hard limit also while no call is waiting on the command."""
+        self._disarm_hard_limit()
+        if self.hard_timeout is None:
+            return
+        timer = threading.Timer(self.hard_timeout, self._hard_limit_reached)
+        timer.daemon = True
+        timer.start()
+        self._hard_timer = timer
+
+    def _disarm_hard_limit(self) -> None:
+        timer, self._hard_timer = self._hard_timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def _hard_limit_reached(self) -> None:
+        if self._running_since is not None and not self._closed:
+            self.kill_foreground()
