@@ -1,24 +1,27 @@
 """Check the answers before anything is written; exit 1 with a clear message if wrong.
 
-Cookiecutter renders this file with Jinja first; ``tojson`` makes every answer a valid
-Python string literal whatever it contains.
+Cookiecutter renders this file with Jinja first; the ``string_body`` filter (from
+``local_extensions.py``) escapes each answer, so any answer makes a valid string.
 """
 
 import keyword
 import re
 import sys
 
-TOOL_NAME = {{ cookiecutter.tool_name | tojson }}
-DESCRIPTION = {{ cookiecutter.description | tojson }}
-KIND = {{ cookiecutter.kind | tojson }}
-PROJECT_SLUG = {{ cookiecutter.project_slug | tojson }}
-PACKAGE_NAME = {{ cookiecutter.package_name | tojson }}
+TOOL_NAME = "{{ cookiecutter.tool_name | string_body }}"
+DESCRIPTION = "{{ cookiecutter.description | string_body }}"
+KIND = "{{ cookiecutter.kind | string_body }}"
+PROJECT_SLUG = "{{ cookiecutter.project_slug | string_body }}"
+PACKAGE_NAME = "{{ cookiecutter.package_name | string_body }}"
+AUTHOR_EMAIL = "{{ cookiecutter.author_email | string_body }}"
 
 # A tool name is the entry point, part of the package name and the name every provider
 # sees: lowercase ASCII identifiers fit all of them (OpenAI allows at most 64 characters).
 TOOL_NAME_RULE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 # PEP 508 distribution names.
 DISTRIBUTION_RULE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+# Enough to catch a slip; the package index checks the rest when you publish.
+EMAIL_RULE = re.compile(r"[^@\s]+@[^@\s]+")
 
 
 def problems():
@@ -28,6 +31,8 @@ def problems():
         found.append("description must be one non-empty line: what the tool does, for a model.")
     if KIND not in ("stateless", "stateful"):
         found.append(f"kind {KIND!r} must be 'stateless' or 'stateful'.")
+    if not EMAIL_RULE.fullmatch(AUTHOR_EMAIL):
+        found.append(f"author_email {AUTHOR_EMAIL!r} is not an email address (name@example.com).")
     if not TOOL_NAME_RULE.fullmatch(TOOL_NAME):
         found.append(
             f"tool_name {TOOL_NAME!r} is not a valid identifier for a tool: use lowercase "

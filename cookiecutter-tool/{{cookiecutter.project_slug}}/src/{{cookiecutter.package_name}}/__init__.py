@@ -1,6 +1,6 @@
 {%- set P = cookiecutter.__class_prefix -%}
 {%- set stateful = cookiecutter.kind == "stateful" -%}
-{{ (cookiecutter.project_slug ~ ": " ~ cookiecutter.description) | tojson }}
+"""{{ cookiecutter.project_slug }}: {{ cookiecutter.description | string_body }}"""
 
 from __future__ import annotations
 

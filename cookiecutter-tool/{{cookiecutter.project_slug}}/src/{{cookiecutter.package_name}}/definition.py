@@ -11,7 +11,7 @@ from pydantic import Field
 from toolplug import Action, Observation, ToolAnnotations, {% if stateful %}ToolContext, {% endif %}ToolDefinition
 
 #: What a model reads about the tool in every export: say what it does and when to use it.
-DESCRIPTION = {{ cookiecutter.description | tojson }}
+DESCRIPTION = "{{ cookiecutter.description | string_body }}"
 
 #: Behaviour hints for hosts (MCP annotations). This example changes nothing.
 ANNOTATIONS = ToolAnnotations(
