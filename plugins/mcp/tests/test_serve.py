@@ -65,11 +65,12 @@ async def test_two_concurrent_sessions_keep_separate_state(served: str, tmp_path
             assert ra.structured_content["value"] == step
             assert rb.structured_content["value"] == 10 * step
         if HAS_BASH:
-            await a.call_tool_mcp("bash", {"command": "cd /tmp && export WHO=a"})
+            await a.call_tool_mcp("bash", {"command": "cd /usr && export WHO=a"})
             await b.call_tool_mcp("bash", {"command": "export WHO=b"})
-            seen_a = await a.call_tool_mcp("bash", {"command": "echo $WHO"})
-            seen_b = await b.call_tool_mcp("bash", {"command": "echo $WHO"})
-            assert "a" in seen_a.content[0].text and "b" in seen_b.content[0].text
+            seen_a = await a.call_tool_mcp("bash", {"command": 'echo "WHO=$WHO in $PWD"'})
+            seen_b = await b.call_tool_mcp("bash", {"command": 'echo "WHO=$WHO in $PWD"'})
+            assert "WHO=a in /usr" in seen_a.content[0].text
+            assert f"WHO=b in {tmp_path}" in seen_b.content[0].text
     # Both sessions ended (the clients sent DELETE): their tools were closed.
     closed = tmp_path / "closed.txt"
     for _ in range(100):
