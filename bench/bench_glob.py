@@ -22,10 +22,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import toolplug_glob
 from toolplug import Tool, ToolContext
 from toolplug.testing import registry_from
-
-import toolplug_glob
 from toolplug_glob.ripgrep import find_ripgrep
 
 TOP_DIRS = ("src", "lib", "tests", "docs", "build")  # build/ is git-ignored: a fifth
@@ -128,10 +127,20 @@ def main() -> None:
                 )
 
             medians = interleaved({"ours": ours, "rg": floor}, REPEATS)
-            print(line(f"glob {pattern!r} vs rg --files -g", medians["ours"], medians["rg"], 1.5, "rg"))
+            print(
+                line(
+                    f"glob {pattern!r} vs rg --files -g", medians["ours"], medians["rg"], 1.5, "rg"
+                )
+            )
             pathlib_time = median_time(lambda p=pattern: list(tmp.glob(p)), PATHLIB_REPEATS)
             print(
-                line(f"glob {pattern!r} vs pathlib.Path.glob", medians["ours"], pathlib_time, 1.0, "pathlib")
+                line(
+                    f"glob {pattern!r} vs pathlib.Path.glob",
+                    medians["ours"],
+                    pathlib_time,
+                    1.0,
+                    "pathlib",
+                )
             )
             python_time = median_time(lambda a=arguments: portable.call(a), 1)
             print(

@@ -251,7 +251,8 @@ def _report(
 def _problem_lines(report: WalkReport) -> list[str]:
     if not report.problems:
         return []
-    lines = [f"({report.problems:,} entries could not be read and were skipped, such as:"]
+    noun = "entry" if report.problems == 1 else "entries"
+    lines = [f"({report.problems:,} {noun} could not be read and were skipped, such as:"]
     lines.extend(f"  {example}" for example in report.examples)
     lines[-1] += ")"
     return lines

@@ -3,7 +3,8 @@
 The glob syntax is the shell's with ``globstar``: ``*`` and ``?`` never cross a ``/``,
 ``**`` as a whole path segment matches any number of directories (none included),
 ``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, ``{a,b}`` are alternatives
-(they may nest and may hold ``/``), and a backslash makes the next character literal.
+(they may nest and may hold ``/``; a ``}`` that closes nothing is literal), and a
+backslash makes the next character literal.
 A pattern matches paths relative to the directory it is searched in, in full: ``*.py``
 means the ``.py`` files of that directory only, ``**/*.py`` those at any depth.
 """
@@ -102,11 +103,6 @@ class _Translator:
             elif char == "}" and self.depth:
                 self.depth -= 1
                 out.append(")")
-            elif char == "}":
-                raise PatternError(
-                    f"'}}' at position {self.pos} of {glob!r} closes no '{{'; "
-                    "escape it as '\\}' to match it literally"
-                )
             elif char == "\\":
                 if self.pos >= len(glob):
                     raise PatternError(f"{glob!r} ends with a lone backslash")

@@ -80,7 +80,9 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
     if process.returncode not in (0, 1, 2):
         detail = errors.decode(errors="replace").strip()
         raise OSError(f"ripgrep exited with status {process.returncode}: {detail}")
-    problems = [line for line in errors.decode(errors="replace").splitlines() if line.strip()]
+    problems = [
+        _tidy(line) for line in errors.decode(errors="replace").splitlines() if line.strip()
+    ]
     return WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
 
 
@@ -113,3 +115,10 @@ def _pump(process: subprocess.Popen[bytes], deadline: float, timeout: float, sin
                     pending = data[cut + 1 :]
                     sink(os.fsdecode(data[:cut]).split("\0"))
     return bytes(errors)
+
+
+def _tidy(line: str) -> str:
+    """ripgrep's "rg: ./dir: Permission denied (os error 13)" as "dir: Permission denied"."""
+    line = line.removeprefix("rg: ").removeprefix("./")
+    head, _, tail = line.rpartition(" (os error ")
+    return head if head and tail.endswith(")") else line

@@ -94,7 +94,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
             with os.scandir(directory) as scan:
                 entries = list(scan)
         except OSError as exc:
-            problems.append(f"{rel or '.'}: {exc.strerror or exc}")
+            problems.append(f"{rel.rstrip('/') or '.'}: {exc.strerror or exc}")
             continue
         if use_ignores:
             spec = _read_rules(directory, {e.name for e in entries})
