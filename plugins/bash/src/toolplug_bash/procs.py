@@ -115,3 +115,21 @@ def waiting_on_terminal(pgrp: int, tty_path: str) -> bool:
         if target == tty_path:
             return True
     return False
+
+
+def wait_gone(pids: Iterable[int], timeout: float) -> bool:
+    """Wait (bounded) until none of the pids is alive (zombies count as gone)."""
+    import time
+
+    pending = list(pids)
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = [p for p in pending if _alive(p)]
+        if not pending or time.monotonic() >= deadline:
+            return not pending
+        time.sleep(0.005)
+
+
+def _alive(pid: int) -> bool:
+    info = read_stat(pid)
+    return info is not None and info.state not in ("Z", "X")

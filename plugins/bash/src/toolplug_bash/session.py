@@ -160,6 +160,7 @@ class ShellSession:
         self._running_since: float | None = None
         self._hard_timer: threading.Timer | None = None
         self._outputs = 0
+        self._limit_hit = False
         self._closed = False
 
     # -- life cycle ------------------------------------------------------------------
@@ -245,8 +246,10 @@ class ShellSession:
         self._disarm_hard_limit()
         process = self.process
         if process is not None:
-            procs.kill_all(procs.session_processes(process.pid))
+            members = procs.session_processes(process.pid)
+            procs.kill_all(members)
             procs.kill_group(process.pid)
+            procs.wait_gone(members, _KILL_WAIT)
             try:
                 process.wait(timeout=_KILL_WAIT)
             except subprocess.TimeoutExpired:
@@ -269,7 +272,9 @@ class ShellSession:
         """The shell exited by itself: end what it left behind, release the terminal."""
         process = self.process
         if process is not None:
-            procs.kill_all(procs.session_processes(process.pid))
+            members = procs.session_processes(process.pid)
+            procs.kill_all(members)
+            procs.wait_gone(members, _KILL_WAIT)
             try:
                 self.exit_status = process.wait(timeout=_KILL_WAIT)
             except subprocess.TimeoutExpired:
@@ -294,6 +299,7 @@ class ShellSession:
             script.write_bytes(data + b"\n")
             self._write(f". {shlex.quote(str(script))}\n".encode())
         self._running_since = time.monotonic()
+        self._limit_hit = False
         self._arm_hard_limit()
         return self._collect(capture, limits)
 
@@ -368,6 +374,7 @@ class ShellSession:
             if killing_since is None:
                 if hard is not None and now >= hard:
                     killing_since = now
+                    self._limit_hit = True
                     self.kill_foreground()
                 elif now >= deadline:
                     return "timeout", None
@@ -409,7 +416,8 @@ class ShellSession:
                 exit_code = self._parse_prompt(prompt)
                 if cancelled:
                     return "incomplete", exit_code
-                return ("killed" if killing_since is not None else "done"), exit_code
+                killed = killing_since is not None or self._limit_hit
+                return ("killed" if killed else "done"), exit_code
             if chunks:
                 last_output = time.monotonic()
                 next_probe = last_output + _INPUT_PROBE_EVERY
@@ -492,11 +500,12 @@ class ShellSession:
             group = -1
         if group > 0 and group != process.pid:
             procs.kill_group(group)
-            return
-        # The shell runs the command itself (a loop, a builtin): kill what it started
-        # and interrupt it back to its prompt.
-        members = [p for p in procs.session_processes(process.pid) if p != process.pid]
-        procs.kill_all(members)
+        else:
+            # The shell runs the command itself (a loop, a builtin): kill what it
+            # started, then interrupt it back to its prompt.
+            members = [p for p in procs.session_processes(process.pid) if p != process.pid]
+            procs.kill_all(members)
+        # The interrupt also stops the rest of the command line (`a; b`).
         try:
             os.kill(process.pid, signal.SIGINT)
         except OSError:
@@ -519,4 +528,5 @@ class ShellSession:
 
     def _hard_limit_reached(self) -> None:
         if self._running_since is not None and not self._closed:
+            self._limit_hit = True
             self.kill_foreground()

@@ -1,0 +1,298 @@
+"""The bash tool driven through its safe entry point, against a real bash."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MakeBash, alive, session_pids
+from toolplug import ToolDefinition
+from toolplug.testing import validate_observation_exports
+
+Bash = ToolDefinition[Any, Any]
+
+
+def run(tool: Bash, command: str, **arguments: Any) -> Any:
+    """Call the tool; the observation must be a valid, non-error result."""
+    observation = tool.call({"command": command, **arguments})
+    assert not observation.is_error, observation.text
+    validate_observation_exports(observation)
+    return observation
+
+
+def shell_pid(tool: Bash) -> int:
+    session = tool.executor.session
+    assert session is not None and session.pid is not None
+    return session.pid
+
+
+# -- the session persists ----------------------------------------------------------------
+
+
+def test_state_persists_between_calls(bash: Bash, tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    run(bash, 'cd sub && export FOO=bar && greet() { echo "hello $1"; }')
+    run(bash, "alias shout='echo LOUD'")
+    observation = run(bash, "pwd; echo $FOO; greet you; shout")
+    assert observation.output.split() == [str(tmp_path / "sub"), "bar", "hello", "you", "LOUD"]
+    assert observation.exit_code == 0
+    assert observation.cwd == str(tmp_path / "sub")
+    assert f"Working directory: {tmp_path / 'sub'}" in observation.text
+
+
+def test_virtualenv_activation_persists(bash: Bash, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    run(bash, f"source {venv}/bin/activate")
+    observation = run(bash, "python -c 'import sys; print(sys.prefix)'")
+    assert observation.output.strip() == str(venv)
+    assert "(venv)" not in observation.text
+
+
+def test_exit_code_and_stderr_interleaved(bash: Bash) -> None:
+    observation = run(bash, "echo out; echo err >&2; echo out2; false")
+    assert observation.output == "out\nerr\nout2\n"
+    assert observation.exit_code == 1
+    assert not observation.running
+
+
+def test_chains_multiline_and_heredoc(bash: Bash, tmp_path: Path) -> None:
+    script = "cat > notes.txt <<'EOF'\nfirst $HOME\nsecond\nEOF\nwc -l < notes.txt\n"
+    script += "for i in 1 2; do\n  echo loop $i\ndone && echo chained || echo not"
+    observation = run(bash, script)
+    assert observation.output == "2\nloop 1\nloop 2\nchained\n"
+    assert (tmp_path / "notes.txt").read_text() == "first $HOME\nsecond\n"
+
+
+def test_long_single_line_command(bash: Bash) -> None:
+    words = " ".join(f"w{i}" for i in range(3000))  # longer than a terminal line
+    observation = run(bash, f"echo {words} | wc -w")
+    assert observation.output.strip() == "3000"
+
+
+def test_syntax_error_in_script_comes_back(bash: Bash) -> None:
+    observation = run(bash, "echo before\nif then fi\n")
+    assert "syntax error" in observation.output
+    assert "command.sh" not in observation.output
+    assert observation.exit_code != 0
+    assert run(bash, "echo still here").output == "still here\n"
+
+
+def test_incomplete_line_is_cancelled(bash: Bash) -> None:
+    observation = run(bash, "echo 'unclosed")
+    assert "incomplete" in observation.text
+    assert not observation.running
+    assert run(bash, "echo fine").output == "fine\n"
+
+
+# -- terminal output -----------------------------------------------------------------------
+
+
+def test_invalid_utf8_progress_bars_and_colours(bash: Bash) -> None:
+    command = (
+        r"printf 'bad \xff\xfe bytes\n'; printf 'load 10%%\rload 50%%\rload 100%%\n'; "
+        r"printf '\033[31mred\033[0m \033]0;title\007plain\n'; ls --color=always /"
+    )
+    observation = run(bash, command)
+    lines = observation.output.splitlines()
+    assert lines[0] == "bad \ufffd\ufffd bytes"
+    assert lines[1] == "load 100%"
+    assert lines[2] == "red plain"
+    assert "\x1b" not in observation.output
+    assert "usr" in observation.output
+
+
+def test_pagers_are_cat(bash: Bash) -> None:
+    observation = run(bash, "echo $PAGER $GIT_PAGER $MANPAGER; git --version >/dev/null && echo ok")
+    assert observation.output.split()[:3] == ["cat", "cat", "cat"]
+
+
+# -- timeouts, input and interrupts --------------------------------------------------------
+
+
+def test_timeout_returns_control_then_ctrl_c_stops(bash: Bash) -> None:
+    observation = run(bash, "echo started; sleep 30; echo never", timeout=0.5)
+    assert observation.running and observation.exit_code is None
+    assert observation.output == "started\n"
+    assert "still running" in observation.text
+    pid = shell_pid(bash)
+    sleepers = [p for p in session_pids(pid) if p != pid]
+    assert sleepers, "the command keeps running after control came back"
+    refused = bash.call({"command": "echo hi"})
+    assert refused.is_error and "still running" in refused.text
+    stopped = run(bash, "C-c", is_input=True)
+    assert stopped.exit_code == 130 and not stopped.running
+    assert "never" not in stopped.output
+    assert not any(alive(p) for p in sleepers)
+    assert run(bash, "echo next").output == "next\n"
+
+
+def test_wait_with_empty_input_collects_the_rest(bash: Bash) -> None:
+    first = run(bash, "echo one; sleep 1; echo two", timeout=0.3)
+    assert first.running
+    rest = run(bash, "", is_input=True, timeout=10)
+    assert rest.output == "two\n" and rest.exit_code == 0
+
+
+def test_no_output_timeout(make_bash: MakeBash) -> None:
+    bash = make_bash(no_output_timeout=0.5)
+    observation = run(bash, "echo tick; sleep 20")
+    assert observation.running
+    assert "no new output" in observation.text
+    run(bash, "C-c", is_input=True)
+
+
+def test_interactive_prompt_answered_with_input(bash: Bash) -> None:
+    asked = run(bash, 'python3 -c \'print("hello", input("name? "))\'')
+    assert asked.waiting_for_input and asked.running
+    assert asked.output == "name? "
+    assert "waiting for input" in asked.text
+    answered = run(bash, "bob", is_input=True)
+    assert answered.output == "hello bob\n" and answered.exit_code == 0
+
+
+def test_read_builtin_and_cat_with_ctrl_d(bash: Bash) -> None:
+    assert run(bash, "read -p 'sure? ' reply; echo got $reply").waiting_for_input
+    assert run(bash, "yes", is_input=True).output == "got yes\n"
+    assert run(bash, "cat").waiting_for_input
+    assert run(bash, "line one", is_input=True).output == "line one\n"
+    finished = run(bash, "C-d", is_input=True)
+    assert finished.exit_code == 0 and not finished.running
+
+
+def test_ctrl_z_stops_the_job(bash: Bash) -> None:
+    run(bash, "sleep 30", timeout=0.3)
+    stopped = run(bash, "C-z", is_input=True)
+    assert not stopped.running and "Stopped" in stopped.output
+    run(bash, "kill %1")
+
+
+def test_input_without_running_command_is_an_error(bash: Bash) -> None:
+    observation = bash.call({"command": "hello", "is_input": True})
+    assert observation.is_error and "nothing to send input to" in observation.text
+
+
+def test_background_job_returns_at_once(bash: Bash, tmp_path: Path) -> None:
+    observation = run(bash, "(sleep 0.3; echo done > bg.txt) & sleep 100 &")
+    assert observation.exit_code == 0 and not observation.running
+    assert "[2]" in observation.output
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "bg.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (tmp_path / "bg.txt").read_text() == "done\n"
+    assert "sleep 100" in run(bash, "jobs").output
+
+
+def test_hard_timeout_kills_the_process_group(make_bash: MakeBash) -> None:
+    bash = make_bash(hard_timeout=0.5)
+    observation = run(bash, "sleep 60 | cat; echo after", timeout=20)
+    assert "hard limit" in observation.text and not observation.running
+    pid = shell_pid(bash)
+    assert session_pids(pid) == {pid}
+    assert run(bash, "echo alive").output == "alive\n"
+
+
+def test_hard_timeout_applies_while_control_is_away(make_bash: MakeBash) -> None:
+    bash = make_bash(hard_timeout=0.6)
+    assert run(bash, "sleep 60", timeout=0.2).running
+    pid = shell_pid(bash)
+    deadline = time.monotonic() + 10
+    while session_pids(pid) != {pid} and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert session_pids(pid) == {pid}
+    finished = run(bash, "", is_input=True, timeout=5)
+    assert not finished.running and finished.exit_code == 137
+
+
+def test_concurrent_call_is_refused_not_interleaved(bash: Bash) -> None:
+    results: list[Any] = []
+    worker = threading.Thread(target=lambda: results.append(bash.call({"command": "sleep 1"})))
+    worker.start()
+    deadline = time.monotonic() + 5
+    while (bash.executor.session is None or not bash.executor.session.running) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.01)
+    second = bash.call({"command": "echo intruder"})
+    worker.join(10)
+    assert second.is_error and "in progress" in second.text
+    assert results and results[0].exit_code == 0 and "intruder" not in results[0].output
+
+
+# -- exit, reset, close --------------------------------------------------------------------
+
+
+def test_exit_then_fresh_session(bash: Bash, tmp_path: Path) -> None:
+    run(bash, "cd / && export GONE=1 && sleep 100 &")
+    old = shell_pid(bash)
+    exited = run(bash, "exit 3")
+    assert exited.exit_code == 3 and "shell exited" in exited.text
+    assert session_pids(old) == set()
+    fresh = run(bash, "pwd; echo ${GONE:-unset}")
+    assert "fresh session" in fresh.text
+    assert fresh.output.split() == [str(tmp_path), "unset"]
+
+
+def test_reset_kills_and_restarts(bash: Bash, tmp_path: Path) -> None:
+    run(bash, "cd / && sleep 100", timeout=0.2)
+    old = shell_pid(bash)
+    reset = run(bash, "pwd", reset=True)
+    assert "reset" in reset.text and reset.output.strip() == str(tmp_path)
+    assert session_pids(old) == set()
+
+
+def test_close_leaves_no_process(bash: Bash, tmp_path: Path) -> None:
+    run(bash, "sleep 100 & (sleep 200 &) ; setsid sleep 300 & nohup sleep 400 >/dev/null 2>&1 &")
+    run(bash, "sleep 500", timeout=0.2)
+    pid = shell_pid(bash)
+    workdir = bash.executor._workdir
+    members = session_pids(pid)
+    assert len(members) >= 5
+    bash.close()
+    assert not alive(pid)
+    assert not any(alive(p) for p in members)
+    assert session_pids(pid) == set()
+    assert not workdir.exists()
+    closed = bash.call({"command": "echo hi"})
+    assert closed.is_error and "closed" in closed.text
+
+
+# -- params --------------------------------------------------------------------------------
+
+
+def test_env_allowlist_env_and_secrets(
+    make_bash: MakeBash, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOST_TOKEN", "tok-123")
+    monkeypatch.setenv("HOST_OK", "visible")
+    import toolplug_bash
+    from toolplug import Tool, ToolContext
+    from toolplug.testing import registry_from
+
+    context = ToolContext(workspace=Path.cwd(), env=dict(os.environ))
+    params = {
+        "env_allowlist": ["PATH", "HOST_OK"],
+        "env": {"API_KEY": "s3cr3t-value"},
+        "secrets": ["s3cr3t-value"],
+    }
+    (tool,) = registry_from(toolplug_bash).resolve(Tool("bash", params), context)
+    try:
+        observation = run(tool, "echo ${HOST_TOKEN:-none} $HOST_OK $API_KEY; echo s3cr3t-value")
+        assert observation.output.split() == ["none", "visible", "********", "********"]
+        assert "s3cr3t" not in observation.text
+    finally:
+        tool.close()
+
+
+def test_bad_params_are_refused(make_bash: MakeBash) -> None:
+    from toolplug import ToolParamsError
+
+    for params in ({"timeout": -1}, {"shell": "no-such-shell-xyz"}, {"env": {"A": 1}}):
+        with pytest.raises(ToolParamsError):
+            make_bash(**params)
