@@ -36,7 +36,7 @@ from toolplug_bash.output import OutputCapture, SecretMasker
 #: Bytes typed for the special keys.
 KEYS = {"C-c": b"\x03", "C-d": b"\x04", "C-z": b"\x1a"}
 
-_READ_SIZE = 1 << 20
+_READ_SIZE = 1 << 16
 #: Quiet time after which the foreground job is checked for waiting on the terminal.
 _INPUT_PROBE_EVERY = 0.25
 #: Longest one-line command typed directly (the terminal's line limit is 4095 bytes).
@@ -454,10 +454,10 @@ class ShellSession:
         return self._scanner.flush() if self._scanner is not None else b""
 
     def _chunks(self) -> list[bytes]:
-        """Everything readable now, in reads of up to 1 MiB (bounded per turn)."""
+        """Everything readable now, in reads of 64 KiB, at most 1 MiB per turn."""
         chunks = []
         total = 0
-        while total < 8 * _READ_SIZE:
+        while total < 16 * _READ_SIZE:
             chunk = self._read()
             if not chunk:
                 break
