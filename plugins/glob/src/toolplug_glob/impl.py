@@ -85,6 +85,8 @@ class GlobExecutor:
                 f"The search for {action.pattern!r} was stopped: {exc}. "
                 "Search a smaller directory (path) or a pattern with a directory part."
             )
+        except OSError as exc:
+            return Observation.error(f"The search for {action.pattern!r} failed: {exc}")
 
     # -- steps ---------------------------------------------------------------------
 
@@ -169,8 +171,10 @@ class GlobExecutor:
         report: WalkReport,
     ) -> GlobObservation:
         lines = [f"No files match {action.pattern!r} in {search_dir}."]
-        if split.prefix and not base.is_dir():
+        if split.prefix and not base.exists():
             lines.append(f"The directory {str(base)!r} does not exist.")
+        elif split.prefix and not base.is_dir():
+            lines.append(f"{str(base)!r} is a file, not a directory.")
         elif "/" not in action.pattern and "**" not in action.pattern:
             lines.append(
                 f"{action.pattern!r} matches only the top directory's files; "
@@ -211,12 +215,15 @@ class _Dated:
             # A file type in ripgrep lets hidden files through; hidden directories are
             # never entered, so only a name can start with a dot here.
             paths = [path for path in paths if not (path[0] == "." or "/." in path)]
-        prefix, stat, found = self.prefix, os.stat, self.found
-        for path in paths:
-            try:
-                found.append((-stat(prefix + path).st_mtime_ns, path))
-            except OSError:
-                continue  # removed since it was listed
+        prefix, stat = self.prefix, os.stat
+        try:  # the fast path: one comprehension (stat is most of the tool's own time)
+            self.found += [(-stat(prefix + path).st_mtime_ns, path) for path in paths]
+        except OSError:  # a file went away since it was listed: date one by one
+            for path in paths:
+                try:
+                    self.found.append((-stat(prefix + path).st_mtime_ns, path))
+                except OSError:
+                    continue
 
     def newest(self, limit: int) -> list[str]:
         """The ``limit`` most recently modified matches, newest first, then by path."""
