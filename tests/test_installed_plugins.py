@@ -43,7 +43,7 @@ def test_callable_from_the_cli(demo_venv: Venv) -> None:
     bad = demo_venv.toolplug("call", "demo_tally", '{"text": "x"}', "--param", "stride=5")
     assert bad.returncode == 2 and "it takes: step" in bad.stderr
     listing = demo_venv.toolplug("tools")
-    assert "demo_upper  (also: shout)" in listing.stdout
+    assert "demo_upper  (also: shout)  [toolplug-demo 0.4.2]" in listing.stdout
 
 
 def test_callable_from_python(demo_venv: Venv, tmp_path: Path) -> None:

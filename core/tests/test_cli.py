@@ -77,7 +77,7 @@ def test_unknown_plugin_is_a_usage_error(run: Any) -> None:
 def test_tools_lists_and_exports(run: Any) -> None:
     out = run("tools", "--plugins", "shout,broken")
     assert out.returncode == 0
-    assert "shout\n    Shout.\n    text (string, required)" in out.stdout
+    assert "shout  [toolplug-shout 1.2.0]\n    Shout.\n    text (string, required)" in out.stdout
     assert "plugin broken is broken" in out.stderr
     for fmt, key in (
         ("openai", "function"),

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from toolplug.errors import ToolError
+from toolplug.errors import ToolError, UnknownToolError
 
 FORMATS = ("openai", "responses", "anthropic", "mcp")
 
@@ -96,23 +96,47 @@ def plugins(plugins: str | None, as_json: bool, check: bool) -> None:
 # -- tools -------------------------------------------------------------------------------
 
 
-def _load_all(plugins: str | None, workspace: Path | None) -> tuple[Any, list[Any], list[str]]:
-    """Every enabled tool, created with default params; problems are collected."""
+def _load_all(
+    plugins: str | None, workspace: Path | None
+) -> tuple[Any, list[tuple[Any, Any]], list[str]]:
+    """Every enabled tool, created with default params, with the registration it came from.
+
+    Problems (broken plugins, tools that need params) are collected, not raised.
+    """
     from toolplug.context import ToolContext
     from toolplug.registry import ToolRegistry
 
     registry = ToolRegistry.from_plugins(plugins)
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
-    created, problems = [], []
+    created: list[tuple[Any, Any]] = []
+    problems: list[str] = []
     for entry in registry:
         try:
-            created.extend(registry.resolve(entry.name, context))
+            created.extend((entry, tool) for tool in registry.resolve(entry.name, context))
         except ToolError as exc:
             problems.append(f"{entry.name}: {exc}")
     for report in registry.reports:
         if report.status == "broken":
             problems.append(f"plugin {report.name} is broken: {report.error}")
     return registry, created, problems
+
+
+def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
+    """Every tool in one format, under the names that format accepts."""
+    from toolplug._names import rename_tool
+    from toolplug.schema import SchemaError
+
+    names = tools.provider_names()
+    options = {"strict": strict} if fmt in ("openai", "responses") else {}
+    exported = []
+    for tool in tools.values():
+        try:
+            spec = tool.export(fmt, **options)
+        except SchemaError as exc:
+            click.echo(f"warning: {tool.name} left out: {exc}", err=True)
+            continue
+        exported.append(spec if fmt == "mcp" else rename_tool(spec, names.external(tool.name)))
+    return exported
 
 
 @cli.command()
@@ -126,32 +150,34 @@ def tools(
 ) -> None:
     """List the enabled tools, or print their schemas in an export format."""
     from toolplug.arguments import describe_parameters
+    from toolplug.toolset import Toolset
 
     try:
         registry, created, problems = _load_all(plugins, workspace)
+        toolset = Toolset(tool for _, tool in created)
     except ToolError as exc:
         _fail(str(exc))
         return
-    try:
+    with toolset:
         for problem in problems:
             click.echo(f"warning: {problem}", err=True)
         if as_json or fmt:
-            options = {"strict": strict} if fmt in ("openai", "responses") else {}
-            click.echo(json.dumps([t.export(fmt or "mcp", **options) for t in created], indent=2))
+            click.echo(json.dumps(_export_all(toolset, fmt or "mcp", strict), indent=2))
             return
         aliases: dict[str, list[str]] = {}
         for alias, target in registry.aliases().items():
             aliases.setdefault(target, []).append(alias)
-        for tool in created:
+        for entry, tool in created:
             also = f"  (also: {', '.join(aliases[tool.name])})" if tool.name in aliases else ""
+            dist = entry.source and entry.source.distribution
+            source = f"  [{dist} {entry.source.version}]" if dist else ""
+            click.echo(f"{tool.name}{also}{source}")
+            if tool.origin:
+                click.echo(f"    from {tool.origin}")
             first = (tool.description or "").strip().splitlines()[:1]
-            click.echo(f"{tool.name}{also}")
             if first:
                 click.echo(f"    {first[0]}")
             click.echo(textwrap.indent(describe_parameters(tool.action_type), "  "))
-    finally:
-        for tool in created:
-            tool.close()
 
 
 # -- call --------------------------------------------------------------------------------
@@ -196,7 +222,9 @@ def call(
 ) -> None:
     """Call tool NAME once with JSON ARGUMENTS and print its observation.
 
-    Exit status: 0 success, 1 the tool reported an error, 2 a usage error.
+    NAME is a registered tool name or alias, or FACTORY/TOOL for one of the tools a
+    factory creates (``mcp/get_current_time``). Exit status: 0 success, 1 the tool
+    reported an error, 2 a usage error.
     """
     from toolplug.context import Tool, ToolContext
     from toolplug.registry import ToolRegistry
@@ -208,18 +236,26 @@ def call(
     except json.JSONDecodeError as exc:
         _fail(f"ARGUMENTS is not valid JSON: {exc}")
         return
+    registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
     try:
         registry = ToolRegistry.from_plugins(plugins)
         context = ToolContext(workspace=workspace) if workspace else ToolContext()
-        created = registry.resolve(Tool(name, _parse_params(param_pairs)), context)
+        created = registry.resolve(Tool(registered, _parse_params(param_pairs)), context)
+    except UnknownToolError as exc:
+        factories = [e.name for e in registry if e.kind == "factory"]
+        hint = f" A tool created by {', '.join(factories)} is called as FACTORY/TOOL."
+        _fail(str(exc) + (hint if factories else ""))
+        return
     except ToolError as exc:
         _fail(str(exc))
         return
     try:
-        matching = [t for t in created if t.name == name] or created
+        matching = [t for t in created if t.name == wanted]
+        if not matching and len(created) == 1 and "/" not in name:
+            matching = created  # an alias: the tool has its own name
         if len(matching) != 1:
-            names = ", ".join(t.name for t in created)
-            _fail(f"'{name}' provides several tools ({names}); call one of them by name")
+            names = ", ".join(t.name for t in created) or "none"
+            _fail(f"'{registered}' creates these tools: {names}; call one as {registered}/TOOL")
             return
         observation = matching[0].call(parsed, timeout=timeout)
     finally:

@@ -81,6 +81,8 @@ class ToolDefinition(Generic[A, O]):
         #: Default per-call timeout in seconds (``None``: wait as long as it takes).
         self.timeout = timeout
         self.meta = dict(meta or {})
+        #: Where the tool comes from, for people ("tool 'now' of MCP server 'time'").
+        self.origin: str | None = None
         self._hooks: HookCaller | None = None
         self._async_cache: tuple[object, bool] | None = None
         self._closed = False

@@ -171,11 +171,15 @@ class ToolConformance:
 
     Set ``plugin`` (the plugin module), ``tool_name``, and ``valid_arguments`` (a call
     that succeeds in an empty workspace). Optional: ``entry_point`` (checked against the
-    installed distributions when set), ``tool_params`` (params for ``create``).
+    installed distributions when set), ``tool_params`` (params for ``create``), and
+    ``created_tool_name`` when a factory's tools are named otherwise.
     """
 
     plugin: ClassVar[Any] = None
     tool_name: ClassVar[str] = ""
+    #: The name of the created tool to check, when it differs from the registered name
+    #: (a factory that creates several tools).
+    created_tool_name: ClassVar[str | None] = None
     entry_point: ClassVar[str | None] = None
     tool_params: ClassVar[Mapping[str, Any]] = {}
     valid_arguments: ClassVar[Mapping[str, Any] | None] = None
@@ -189,7 +193,8 @@ class ToolConformance:
     def _tool(self, workspace: Path) -> Iterator[ToolDefinition[Any, Any]]:
         tools = self._tools(workspace)
         try:
-            yield next(t for t in tools if t.name == self.tool_name)
+            wanted = self.created_tool_name or self.tool_name
+            yield next(t for t in tools if t.name == wanted)
         finally:
             for tool in tools:
                 tool.close()

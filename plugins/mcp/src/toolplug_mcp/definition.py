@@ -83,6 +83,7 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
         )
         self.server = connection.spec.name
         self.remote_name: str = remote.name
+        self.origin = f"tool '{remote.name}' of MCP server '{self.server}'"
         self._input_schema = exported
         self._output_schema = export_output_schema(wire.get("outputSchema"))
         self._validator = make_validator(raw_input)
