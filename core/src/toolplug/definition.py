@@ -94,12 +94,14 @@ class ToolDefinition(Generic[A, O]):
     # -- stateful tools --------------------------------------------------------------
 
     @classmethod
-    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition[Any, Any]]:
+    def create(cls, *args: Any, **params: Any) -> Sequence[ToolDefinition[Any, Any]]:
         """Build this tool's instances for one host session.
 
-        Subclasses implement it: read what they need from ``context`` (the workspace,
-        the environment, limits), accept the params they document as keyword arguments,
-        and return the created definitions (usually one).
+        Subclasses implement it as ``create(cls, context, *, param=default, ...)``: read
+        what they need from ``context`` (the workspace, the environment, limits), accept
+        the params they document as keyword arguments (the registry refuses others by
+        this signature), and return the created definitions (usually one). The base
+        signature takes anything, so that every such override type-checks.
         """
         raise NotImplementedError(f"{cls.__name__} does not implement create()")
 

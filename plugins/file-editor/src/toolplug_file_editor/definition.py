@@ -100,7 +100,7 @@ class FileEditorTool(ToolDefinition[FileEditorAction, Observation]):
     """The stateful ``file_editor`` tool: each created instance has its own undo history."""
 
     @classmethod
-    def create(  # type: ignore[override]
+    def create(
         cls,
         context: ToolContext,
         *,
