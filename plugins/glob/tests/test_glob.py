@@ -342,3 +342,26 @@ def test_root_param_replaces_workspace(tmp_path: Path, make_tool) -> None:
     tool = make_tool(tmp_path, root="repo")
     assert tool.call({"pattern": "*.py"}).files == ["a.py"]
     assert tool.call({"pattern": "../*.py"}).is_error
+
+
+def test_ignored_directory_whose_name_matches_the_pattern(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {"gen.py/inner.py": 1, "src/gen.py/x.py": 2, "src/a.py": 3, "b.py": 4})
+    (tmp_path / ".gitignore").write_text("gen.py/\n")
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert observation.files == ["src/a.py", "b.py"]
+
+
+def test_file_rules_nested_and_negated_with_name_pattern(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {"a/x.py": 1, "a/skip.py": 2, "a/b/skip.py": 3, "c/skip.py": 4})
+    (tmp_path / "a").joinpath(".gitignore").write_text("skip.py\n!b/skip.py\n")
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert observation.files == ["a/x.py", "a/b/skip.py", "c/skip.py"]
+
+
+def test_ignore_files_themselves_can_be_found(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {"a.py": 1, "sub/b.py": 2})
+    write(tmp_path, ".gitignore", age=5, text="*.tmp\n")
+    write(tmp_path, "sub/.gitignore", age=6, text="*.bak\n")
+    observation = make_tool(tmp_path).call({"pattern": "**/.gitignore"})
+    assert observation.files == [".gitignore", "sub/.gitignore"]
+    assert make_tool(tmp_path).call({"pattern": "**/*.py"}).files == ["a.py", "sub/b.py"]

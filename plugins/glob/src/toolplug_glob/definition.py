@@ -70,7 +70,7 @@ class GlobTool(ToolDefinition[GlobAction, GlobObservation]):
     """The ``glob`` tool: one instance per host session, rooted at its workspace."""
 
     @classmethod
-    def create(  # type: ignore[override]  # explicit params: unknown ones are refused
+    def create(
         cls,
         context: ToolContext,
         *,

@@ -100,17 +100,21 @@ class GlobExecutor:
         if not base.is_dir():
             return self._nothing(action, search_dir, split, base, WalkReport())
         hidden = settings.include_hidden or split.names_hidden
+        name = name_glob(split.glob)
         options = WalkOptions(
             include_hidden=hidden,
             include_ignored=settings.include_ignored,
             timeout=settings.timeout,
-            name_glob=name_glob(split.glob),
+            name_glob=name,
+            name_regex=compile_glob(name) if name else None,
         )
         # When ripgrep already matched "**/NAME" by NAME exactly, skip matching again.
         by_name = settings.engine.filters_names and split.glob == f"**/{options.name_glob}"
         exact = by_name and not any(char in "[{" for char in split.glob)
         dated = _Dated(base, None if exact else regex.fullmatch, keep_hidden=hidden)
         report = settings.engine.walk(base, options, dated.take)
+        if report.keep is not None:
+            dated.found = report.keep(dated.found)
         total = len(dated.found)
         if not total:
             return self._nothing(action, search_dir, split, base, report)

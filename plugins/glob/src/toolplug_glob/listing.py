@@ -7,6 +7,7 @@ so that its own work overlaps the walk instead of following it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,6 +28,8 @@ class WalkOptions:
     #: A glob every wanted file *name* matches (``*.py``), or None. Only a hint: an
     #: engine may use it to send fewer paths, and the caller still matches each path.
     name_glob: str | None = None
+    #: ``name_glob`` compiled with this package's glob rules (set along with it).
+    name_regex: re.Pattern[str] | None = None
 
 
 @dataclass
@@ -37,6 +40,9 @@ class WalkReport:
     problems: int = 0
     #: A few of those problems, as text.
     examples: list[str] = field(default_factory=list)
+    #: When set, filters ``(mtime, path)`` pairs of the paths sent to the sink: it
+    #: drops files an engine's shortcut let through that the ignore rules exclude.
+    keep: Callable[[list[tuple[int, str]]], list[tuple[int, str]]] | None = None
 
 
 class SearchTimeout(TimeoutError):

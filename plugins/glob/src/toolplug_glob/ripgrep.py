@@ -4,12 +4,18 @@ ripgrep walks the tree on every core, reads ``.gitignore``, ``.ignore`` and
 ``.rgignore`` files (nested and in parent directories) and ``.git/info/exclude``,
 skips hidden entries, and follows symbolic links with loop detection.
 
-The pattern itself is *not* handed to ripgrep as ``-g PATTERN``: such a glob overrides
-the ignore and hidden rules for every file it matches (git-ignored ``*.log`` files
-would be listed by ``-g '**/*.log'``), and it matches relative to the process's
-current directory. Only the file-name part goes in, as a file type (``--type-add``),
-which ripgrep applies after its ignore rules; a type does let hidden *files* through,
-which the caller drops.
+The pattern itself is never handed to ripgrep: ripgrep matches ``-g`` globs against
+its current directory, and the tool's glob rules are its own. Only the file-name part
+goes in, in one of two ways:
+
+- as a whitelist, ``-g NAME`` (the fast way: files with other names are dropped before
+  any ignore rule is read). A whitelisted file skips the ignore and hidden rules, so
+  ripgrep also lists the walked directories' ignore files (``-g .gitignore``...), and
+  :class:`~toolplug_glob.leaks.IgnoredCheck` re-applies their rules afterwards;
+- as a file type, ``--type-add`` (when the name could be an ignore file's), which
+  ripgrep applies after its ignore rules. A type lets hidden *files* through.
+
+The caller drops hidden files either way.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ import sysconfig
 import time
 from pathlib import Path
 
+from toolplug_glob.leaks import IgnoredCheck
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.walk import IGNORE_FILES
 
 _KEPT_PROBLEMS = 5
 _READ_SIZE = 1 << 18
@@ -38,6 +46,12 @@ def find_ripgrep() -> str | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return shutil.which("rg")
+
+
+def uses_whitelist(options: WalkOptions) -> bool:
+    """Whether the fast ``-g NAME`` listing fits (the name is no ignore file's)."""
+    regex = options.name_regex
+    return regex is not None and not any(regex.fullmatch(name) for name in IGNORE_FILES)
 
 
 def rg_command(rg: str, options: WalkOptions) -> list[str]:
@@ -55,7 +69,11 @@ def rg_command(rg: str, options: WalkOptions) -> list[str]:
         command.append("--hidden")
     if options.include_ignored:
         command.append("--no-ignore")
-    if options.name_glob:
+    if options.name_glob and uses_whitelist(options):
+        command.append(f"--glob={options.name_glob}")
+        if not options.include_ignored:
+            command += [f"--glob={name}" for name in IGNORE_FILES]
+    elif options.name_glob:
         command += [f"--type-add=wanted:{options.name_glob}", "--type=wanted"]
     return command
 
@@ -63,6 +81,9 @@ def rg_command(rg: str, options: WalkOptions) -> list[str]:
 def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     """Send every file below ``base`` that ripgrep keeps to ``sink``, as it is found."""
     deadline = time.monotonic() + options.timeout
+    ignore_files: list[str] = []
+    check = options.name_regex is not None and uses_whitelist(options)
+    take = _separating(sink, ignore_files) if check and not options.include_ignored else sink
     # No path argument: ripgrep then lists the current directory without a "./" prefix.
     with subprocess.Popen(
         rg_command(rg, options),
@@ -72,7 +93,7 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
         stderr=subprocess.PIPE,
     ) as process:
         try:
-            errors = _pump(process, deadline, options.timeout, sink)
+            errors = _pump(process, deadline, options.timeout, take)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -83,7 +104,23 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
     problems = [
         _tidy(line) for line in errors.decode(errors="replace").splitlines() if line.strip()
     ]
-    return WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
+    report = WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
+    if check and not options.include_ignored:
+        assert options.name_regex is not None
+        report.keep = IgnoredCheck(base, ignore_files, options.name_regex.fullmatch).keep
+    return report
+
+
+def _separating(sink: Sink, ignore_files: list[str]) -> Sink:
+    """A sink that keeps the ignore files aside and passes the other paths on."""
+
+    def take(paths: list[str]) -> None:
+        keep = [path for path in paths if path.rpartition("/")[2] not in IGNORE_FILES]
+        if len(keep) < len(paths):
+            ignore_files.extend(p for p in paths if p.rpartition("/")[2] in IGNORE_FILES)
+        sink(keep)
+
+    return take
 
 
 def _pump(process: subprocess.Popen[bytes], deadline: float, timeout: float, sink: Sink) -> bytes:

@@ -25,7 +25,7 @@ _KEPT_PROBLEMS = 5
 
 
 @dataclass(frozen=True)
-class _IgnoreLevel:
+class IgnoreLevel:
     """The ignore rules of one directory, and how to name a path relative to it."""
 
     spec: GitIgnoreSpec
@@ -40,8 +40,12 @@ class _IgnoreLevel:
         return self.spec.check_file(key).include
 
 
-def _read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
-    """The ignore rules written in one directory, or None when it has none."""
+def read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
+    """The ignore rules written in one directory, or None when it has none.
+
+    ``names``, when given, are the directory's entries: files not among them are not
+    tried.
+    """
     candidates = [os.path.join(".git", "info", "exclude"), *IGNORE_FILES]
     lines: list[str] = []
     for name in candidates:
@@ -55,17 +59,18 @@ def _read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec 
     return GitIgnoreSpec.from_lines(lines) if lines else None
 
 
-def _parent_levels(base: Path) -> list[_IgnoreLevel]:
+def parent_levels(base: Path) -> list[IgnoreLevel]:
     """The ignore rules of every directory above ``base``, outermost first."""
-    levels: list[_IgnoreLevel] = []
+    levels: list[IgnoreLevel] = []
     for parent in reversed(base.parents):
-        spec = _read_rules(str(parent))
+        spec = read_rules(str(parent))
         if spec is not None:
-            levels.append(_IgnoreLevel(spec, prepend=base.relative_to(parent).as_posix() + "/"))
+            levels.append(IgnoreLevel(spec, prepend=base.relative_to(parent).as_posix() + "/"))
     return levels
 
 
-def _is_ignored(levels: list[_IgnoreLevel], rel: str, is_dir: bool) -> bool:
+def is_ignored(levels: list[IgnoreLevel], rel: str, is_dir: bool) -> bool:
+    """Whether the levels (outermost first) exclude ``rel``: the deepest that decides wins."""
     for level in reversed(levels):
         decision = level.decides(rel, is_dir)
         if decision is not None:
@@ -82,7 +87,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     use_ignores = not options.include_ignored
     problems: list[str] = []
     root = os.stat(base)
-    levels = _parent_levels(base) if use_ignores else []
+    levels = parent_levels(base) if use_ignores else []
     # Each entry: directory, its path relative to base ("" or "a/b/"), the ignore levels
     # in force there, and the (device, inode) of it and its ancestors (loop detection).
     stack = [(str(base), "", levels, frozenset({(root.st_dev, root.st_ino)}))]
@@ -97,9 +102,9 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
             problems.append(f"{rel.rstrip('/') or '.'}: {exc.strerror or exc}")
             continue
         if use_ignores:
-            spec = _read_rules(directory, {e.name for e in entries})
+            spec = read_rules(directory, {e.name for e in entries})
             if spec is not None:
-                levels = [*levels, _IgnoreLevel(spec, strip=rel)]
+                levels = [*levels, IgnoreLevel(spec, strip=rel)]
         files: list[str] = []
         for entry in entries:
             if not options.include_hidden and entry.name.startswith("."):
@@ -107,7 +112,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
             child = rel + entry.name
             try:
                 if entry.is_dir():
-                    if use_ignores and _is_ignored(levels, child, True):
+                    if use_ignores and is_ignored(levels, child, True):
                         continue
                     info = entry.stat()
                     key = (info.st_dev, info.st_ino)
@@ -116,7 +121,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
                         continue
                     stack.append((entry.path, child + "/", levels, ancestors | {key}))
                 elif entry.is_file():
-                    if not (use_ignores and _is_ignored(levels, child, False)):
+                    if not (use_ignores and is_ignored(levels, child, False)):
                         files.append(child)
                 elif entry.is_symlink():
                     problems.append(f"{child}: broken symbolic link")

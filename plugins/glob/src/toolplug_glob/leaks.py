@@ -1,0 +1,125 @@
+"""Check what a ripgrep ``-g`` whitelist let through against the ignore rules.
+
+``rg --files -g '*.py'`` is the fastest listing ripgrep has: files whose name does not
+match are dropped before any ignore rule is read. But a whitelisted file skips the
+ignore rules entirely, and so does a directory whose own name matches. The fast path
+therefore asks ripgrep to list the ignore files of the walked directories too, and this
+module re-applies their rules, with the portable engine's gitignore semantics, to the
+files that came back. A cheap screen (one regex per ignore file) clears most files; only
+files that some rule mentions, or that sit under a directory whose name matched the
+whitelist, get the full gitignore check.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from toolplug_glob.walk import IgnoreLevel, is_ignored, parent_levels, read_rules
+
+
+def _screen(level: IgnoreLevel) -> re.Pattern[str] | None:
+    """One regex for every path a *file* rule of the level mentions.
+
+    Rules written for directories only (``build/``) are left out: a file is never a
+    directory, and the directories they exclude were pruned by ripgrep (those whose
+    name matched the whitelist are checked separately). Returns None when the level
+    has no file rule at all.
+    """
+    parts = []
+    for pattern in level.spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if getattr(pattern, "include", None) is None or regex is None:
+            continue  # a blank line or a comment
+        text = getattr(pattern, "pattern", None)
+        if isinstance(text, str) and text.rstrip().endswith("/"):
+            continue
+        # pathspec names a group in every pattern; names must be unique in one regex
+        parts.append(regex.pattern.replace("(?P<ps_d>", "(?:"))
+    if not parts:
+        return None
+    try:
+        return re.compile("|".join(f"(?:{part})" for part in parts))
+    except re.error:
+        return re.compile("")  # cannot screen: every path gets the full check
+
+
+class IgnoredCheck:
+    """Says whether a listed file is one the ignore rules exclude after all."""
+
+    def __init__(
+        self, base: Path, ignore_files: list[str], name_match: Callable[[str], object]
+    ) -> None:
+        self.name_match = name_match
+        self.parent_levels = parent_levels(base)
+        self.levels: dict[str, IgnoreLevel] = {}
+        for directory in {"", *(f.rpartition("/")[0] for f in ignore_files)}:
+            spec = read_rules(os.path.join(base, directory))
+            if spec is not None:
+                strip = f"{directory}/" if directory else ""
+                self.levels[strip] = IgnoreLevel(spec, strip=strip)
+        self.screens = {id(level): _screen(level) for level in self.all_levels()}
+        # Directory prefix -> excluded?, and the levels with file rules in force there.
+        self._by_dir: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
+
+    def all_levels(self) -> list[IgnoreLevel]:
+        """Every level: the parents' and the walked directories'."""
+        return [*self.parent_levels, *self.levels.values()]
+
+    def _levels_for(self, prefix: str) -> list[IgnoreLevel]:
+        """The levels in force for entries of the directory ``prefix`` ("" or "a/b/")."""
+        levels = list(self.parent_levels)
+        if "" in self.levels:
+            levels.append(self.levels[""])
+        cut = prefix.find("/")
+        while cut >= 0:
+            level = self.levels.get(prefix[: cut + 1])
+            if level is not None:
+                levels.append(level)
+            cut = prefix.find("/", cut + 1)
+        return levels
+
+    def _directory(self, prefix: str) -> tuple[bool, list[IgnoreLevel]]:
+        """Whether a directory is excluded (walked only for its name), and its file levels."""
+        known = self._by_dir.get(prefix)
+        if known is not None:
+            return known
+        excluded = False
+        if prefix:
+            parent, _, name = prefix[:-1].rpartition("/")
+            parent_prefix = f"{parent}/" if parent else ""
+            excluded = self._directory(parent_prefix)[0]
+            if not excluded and self.name_match(name):
+                excluded = is_ignored(self._levels_for(parent_prefix), prefix[:-1], True)
+        levels = self._levels_for(prefix)
+        with_file_rules = levels if any(self.screens[id(lv)] for lv in levels) else []
+        known = (excluded, with_file_rules)
+        self._by_dir[prefix] = known
+        return known
+
+    def keep(self, dated: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """The ``(mtime, path)`` pairs whose path the ignore rules do not exclude."""
+        verdicts: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
+        kept = []
+        for item in dated:
+            directory = item[1].rpartition("/")[0]
+            verdict = verdicts.get(directory)
+            if verdict is None:
+                verdict = self._directory(f"{directory}/" if directory else "")
+                verdicts[directory] = verdict
+            excluded, levels = verdict
+            if excluded:
+                continue
+            if levels and self._file_excluded(item[1], levels):
+                continue
+            kept.append(item)
+        return kept
+
+    def _file_excluded(self, path: str, levels: list[IgnoreLevel]) -> bool:
+        for level in levels:
+            screen = self.screens[id(level)]
+            if screen is not None and screen.match(level.prepend + path[len(level.strip) :]):
+                return is_ignored(levels, path, False)
+        return False
