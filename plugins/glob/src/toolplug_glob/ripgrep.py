@@ -115,9 +115,12 @@ def _separating(sink: Sink, ignore_files: list[str]) -> Sink:
     """A sink that keeps the ignore files aside and passes the other paths on."""
 
     def take(paths: list[str]) -> None:
+        joined = "\0".join(paths)  # one substring search per batch, not one per path
+        if not any(name in joined for name in IGNORE_FILES):
+            sink(paths)
+            return
         keep = [path for path in paths if path.rpartition("/")[2] not in IGNORE_FILES]
-        if len(keep) < len(paths):
-            ignore_files.extend(p for p in paths if p.rpartition("/")[2] in IGNORE_FILES)
+        ignore_files.extend(p for p in paths if p.rpartition("/")[2] in IGNORE_FILES)
         sink(keep)
 
     return take
