@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import itertools
 import json
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -72,9 +70,6 @@ FORMATS: tuple[Format, ...] = ("openai", "responses", "anthropic", "mcp", "toolp
 DEFAULT_CONCURRENCY = 8
 _PROVIDERS = frozenset({"openai", "responses", "anthropic"})
 _NOTHING: frozenset[str] = frozenset()
-_MAX_HELPERS = 32
-#: A helper thread joins a batch once no job has started for this long (seconds).
-_STALL = 0.0005
 #: A call that finishes within this (seconds) is quick: threads would not speed it up.
 _QUICK = 0.001
 # Whether each tool's last call was quick. A batch of calls to tools that were all
@@ -371,94 +366,48 @@ async def _acall(job: _Job, timeout: float | None) -> Observation:
         return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
 
 
-_pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
-
-
-def _helpers() -> ThreadPoolExecutor:
-    """The shared threads that help the calling thread run a batch."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_MAX_HELPERS, thread_name_prefix="toolplug-dispatch")
-        return _pool
-
-
 def _run_threads(
     jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
 ) -> None:
-    """Run the jobs in the calling thread, joined by helper threads as work allows.
+    """Run each job in a worker thread as soon as the jobs it waits for have finished.
 
-    A job starts once every job it waits for has finished; ready jobs start in call
-    order. The calling thread works too. Helpers come one at a time, while jobs are
-    ready and fewer than ``limit`` threads work, and a helper joins only once the
-    working threads stall (no job started for :data:`_STALL` seconds). So quick tools
-    run through in the calling thread without threads fighting over the GIL, and tools
-    that wait (for I/O, a process, a lock) bring helpers in within a millisecond.
+    At most ``limit`` run at once; ready jobs start in call order. Batches of quick
+    tools never get here (see :func:`_run_quick`), so a pool per batch costs nothing
+    that matters next to the tools it runs.
     """
     unblocks: dict[int, list[int]] = {}
     for i, before in waits.items():
         for j in before:
             unblocks.setdefault(j, []).append(i)
-    blocked = {i: len(before) for i, before in waits.items() if before}
-    ready = deque(i for i in waits if not waits[i])
+    blocked = {i: len(before) for i, before in waits.items()}
+    remaining = len(waits)
     lock = threading.Lock()
     done = threading.Event()
-    finished = itertools.count(1)  # next() is atomic: no lock needed to count
-    total = len(waits)
-    cap = min(limit, _MAX_HELPERS + 1)
-    # [threads working or asked for, an asked-for helper has yet to start, jobs taken]
-    state: list[Any] = [1, False, 0]
+    pool = ThreadPoolExecutor(min(limit, len(waits)), thread_name_prefix="toolplug-dispatch")
 
-    def stalled() -> bool:
-        """Wait while the working threads keep taking jobs; True once they stop."""
-        seen = state[2]
-        while ready and not done.wait(_STALL):
-            if state[2] == seen:
-                return True
-            seen = state[2]
-        return False
-
-    def more_help() -> None:
-        with lock:
-            if ready and not state[1] and state[0] < cap:
-                state[0] += 1
-                state[1] = True
-                _helpers().submit(work, True)
-
-    def work(helper: bool) -> None:
-        if helper:
-            state[1] = False
-            if not stalled():
-                with lock:
-                    state[0] -= 1
-                return
-        while True:
-            try:
-                i = ready.popleft()
-            except IndexError:
-                with lock:
-                    state[0] -= 1
-                return
-            state[2] += 1  # a hint for stalled(); a lost update only delays a helper
-            if ready and not state[1] and state[0] < cap:
-                more_help()
-            try:
-                jobs[i].result = _timed_call(jobs[i], timeout)
-            finally:  # even on SystemExit from a tool: never leave the batch waiting
-                if jobs[i].result is None:
-                    jobs[i].result = Observation.error(f"Tool '{jobs[i].call.name}' was stopped.")
-                if i in unblocks:
-                    with lock:
-                        for j in unblocks[i]:
-                            blocked[j] -= 1
-                            if not blocked[j]:
-                                ready.append(j)
-                if next(finished) == total:
+    def run(i: int) -> None:
+        nonlocal remaining
+        try:
+            jobs[i].result = _timed_call(jobs[i], timeout)
+        finally:  # even on SystemExit from a tool: never leave the batch waiting
+            if jobs[i].result is None:
+                jobs[i].result = Observation.error(f"Tool '{jobs[i].call.name}' was stopped.")
+            with lock:
+                now_ready = []
+                for j in unblocks.get(i, ()):
+                    blocked[j] -= 1
+                    if not blocked[j]:
+                        now_ready.append(j)
+                remaining -= 1
+                if not remaining:
                     done.set()
+            for j in now_ready:
+                pool.submit(run, j)
 
-    work(False)
+    for i in sorted(i for i, count in blocked.items() if not count):
+        pool.submit(run, i)
     done.wait()
+    pool.shutdown(wait=False)
 
 
 async def _run_tasks(
