@@ -7,7 +7,6 @@ from typing import Any
 
 from conftest import MakeBash
 from toolplug.testing import validate_observation_exports
-
 from toolplug_bash.output import OutputCapture, SecretMasker, render
 
 

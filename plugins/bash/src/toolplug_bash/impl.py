@@ -180,7 +180,7 @@ class BashExecutor(ToolExecutor["BashAction", "BashObservation"]):
             text = "\n".join(notes)
             return BashObservation.from_text(text, output="", cwd=cwd)
         head, tail, left_out = outcome.capture.view()
-        script = str(self._workdir / "command.sh") if self._workdir else None
+        script = self.session.script_path if self.session is not None else None
         shown = _rendered(head, script)
         saved: str | None = None
         if left_out > 0:

@@ -58,7 +58,7 @@ class SecretMasker:
 class OutputCapture:
     """The head, a tail ring and (past the limit) a file of one command's output."""
 
-    def __init__(self, limit: int, save_path: Path, save_limit: int) -> None:
+    def __init__(self, limit: int, save_path: str | Path, save_limit: int) -> None:
         self.head_limit = limit // 2
         self.tail_limit = limit - self.head_limit
         self.save_path = save_path

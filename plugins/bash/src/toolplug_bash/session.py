@@ -145,6 +145,8 @@ class ShellSession:
         self.cwd = str(cwd)
         self.env = env
         self.workdir = workdir
+        #: Where multi-line and long commands are written to be sourced.
+        self.script_path = str(workdir / "command.sh")
         self.masker = secrets
         self.hard_timeout = hard_timeout
         self.size = (rows, columns)
@@ -295,9 +297,9 @@ class ShellSession:
         if len(data) <= _MAX_TYPED and not _UNTYPABLE.search(data):
             self._write(data + b"\n")
         else:
-            script = self.workdir / "command.sh"
-            script.write_bytes(data + b"\n")
-            self._write(f". {shlex.quote(str(script))}\n".encode())
+            with open(self.script_path, "wb") as script:
+                script.write(data + b"\n")
+            self._write(f". {shlex.quote(self.script_path)}\n".encode())
         self._running_since = time.monotonic()
         self._limit_hit = False
         self._arm_hard_limit()
@@ -312,7 +314,7 @@ class ShellSession:
 
     def _new_capture(self, limits: Limits) -> OutputCapture:
         self._outputs += 1
-        path = self.workdir / f"output-{self._outputs}.log"
+        path = f"{self.workdir}/output-{self._outputs}.log"
         return OutputCapture(limits.max_output, path, limits.max_saved_output)
 
     def _write(self, data: bytes) -> None:
