@@ -293,6 +293,7 @@ def test_env_allowlist_env_and_secrets(
 def test_bad_params_are_refused(make_bash: MakeBash) -> None:
     from toolplug import ToolParamsError
 
-    for params in ({"timeout": -1}, {"shell": "no-such-shell-xyz"}, {"env": {"A": 1}}):
+    bad = ({"timeout": 0}, {"max_output": -1}, {"shell": "no-such-shell-xyz"}, {"env": {"A": 1}})
+    for params in bad:
         with pytest.raises(ToolParamsError):
             make_bash(**params)

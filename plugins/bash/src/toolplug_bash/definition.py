@@ -125,10 +125,10 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         config = BashConfig(
             workspace=context.workspace,
             base_env=dict(context.env),
-            timeout=_positive("timeout", timeout or context.timeout or 120.0),
+            timeout=_positive("timeout", _first(timeout, context.timeout, 120.0)),
             no_output_timeout=_positive("no_output_timeout", no_output_timeout),
             hard_timeout=None if hard_timeout is None else _positive("hard_timeout", hard_timeout),
-            max_output=int(_positive("max_output", max_output or context.max_output or 30000)),
+            max_output=int(_positive("max_output", _first(max_output, context.max_output, 30000))),
             max_saved_output=int(_positive("max_saved_output", max_saved_output)),
             env=_string_map("env", env or {}),
             env_allowlist=None if env_allowlist is None else _names(env_allowlist),
@@ -146,6 +146,11 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             annotations=ANNOTATIONS,
         )
         return [tool]
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is not None."""
+    return next(v for v in values if v is not None)
 
 
 def _positive(name: str, value: Any) -> float:

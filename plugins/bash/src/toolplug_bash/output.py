@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 #: What a masked secret reads as.
 MASK = b"********"
@@ -67,7 +68,7 @@ class OutputCapture:
         self.tail = bytearray()
         self.total = 0
         self.saved = 0
-        self._file: object | None = None
+        self._file: BinaryIO | None = None
 
     @property
     def truncated(self) -> bool:
@@ -99,10 +100,10 @@ class OutputCapture:
 
     def _save(self, data: bytes) -> None:
         room = self.save_limit - self.saved
-        if room <= 0:
+        if room <= 0 or self._file is None:
             return
         data = data[:room]
-        self._file.write(data)  # type: ignore[attr-defined]
+        self._file.write(data)
         self.saved += len(data)
 
     def finish(self) -> None:
@@ -110,7 +111,7 @@ class OutputCapture:
         if self._file is None:
             return
         self._save(bytes(self.tail))
-        self._file.close()  # type: ignore[attr-defined]
+        self._file.close()
         self._file = None
 
     def view(self) -> tuple[bytes, bytes, int]:

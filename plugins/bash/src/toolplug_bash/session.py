@@ -163,6 +163,8 @@ class ShellSession:
         self._hard_timer: threading.Timer | None = None
         self._outputs = 0
         self._limit_hit = False
+        self._killed_command = False
+        self._kill_lock = threading.Lock()
         self._closed = False
 
     # -- life cycle ------------------------------------------------------------------
@@ -302,6 +304,7 @@ class ShellSession:
             self._write(f". {shlex.quote(self.script_path)}\n".encode())
         self._running_since = time.monotonic()
         self._limit_hit = False
+        self._killed_command = False
         self._arm_hard_limit()
         return self._collect(capture, limits)
 
@@ -492,7 +495,15 @@ class ShellSession:
         return self._running_since + self.hard_timeout
 
     def kill_foreground(self) -> None:
-        """Kill the foreground job's process group (the shell itself survives)."""
+        """Kill the foreground job's process group (the shell itself survives).
+
+        Done once per command: the hard-limit timer and a waiting call may both get
+        here, and a second interrupt would reach the shell at its prompt.
+        """
+        with self._kill_lock:
+            if self._killed_command or self._running_since is None:
+                return
+            self._killed_command = True
         process = self.process
         if process is None:
             return
