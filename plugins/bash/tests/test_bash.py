@@ -14,6 +14,7 @@ import pytest
 from conftest import MakeBash, alive, session_pids
 from toolplug import ToolDefinition
 from toolplug.testing import validate_observation_exports
+from toolplug_bash.procs import processes_with_env
 
 Bash = ToolDefinition[Any, Any]
 
@@ -252,9 +253,13 @@ def test_close_leaves_no_process(bash: Bash, tmp_path: Path) -> None:
     run(bash, "sleep 500", timeout=0.2)
     pid = shell_pid(bash)
     workdir = bash.executor._workdir
-    members = session_pids(pid)
-    assert len(members) >= 5
+    marker = b"TOOLPLUG_BASH_SESSION=" + bash.executor.session._token
+    escaped = processes_with_env(marker)  # setsid and nohup'd sleeps left the session
+    members = session_pids(pid) | set(escaped)
+    assert len(members) >= 6
     bash.close()
+    assert not any(alive(p) for p in escaped)
+    assert processes_with_env(marker) == []
     assert not alive(pid)
     assert not any(alive(p) for p in members)
     assert session_pids(pid) == set()

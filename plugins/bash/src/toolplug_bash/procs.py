@@ -133,3 +133,21 @@ def wait_gone(pids: Iterable[int], timeout: float) -> bool:
 def _alive(pid: int) -> bool:
     info = read_stat(pid)
     return info is not None and info.state not in ("Z", "X")
+
+
+def processes_with_env(entry: bytes) -> list[int]:
+    """Processes whose environment holds ``entry`` (``NAME=value``).
+
+    This finds what left the session and its parent behind (``setsid``, daemons that
+    fork twice): they still carry the environment the session gave them.
+    """
+    found = []
+    for proc in all_processes():
+        try:
+            with open(f"{_PROC}/{proc.pid}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if entry in environ.split(b"\0"):
+            found.append(proc.pid)
+    return found

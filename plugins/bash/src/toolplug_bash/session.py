@@ -193,6 +193,7 @@ class ShellSession:
         """Start bash; the setup line is typed ahead, so this does not wait for it."""
         if self._closed:
             raise ShellError("the session is closed")
+        self._token = secrets.token_hex(8).encode()
         master, slave = os.openpty()
         try:
             self._tty = os.ttyname(slave)
@@ -208,7 +209,7 @@ class ShellSession:
                 stdout=slave,
                 stderr=slave,
                 cwd=self.cwd,
-                env=self.env,
+                env={**self.env, "TOOLPLUG_BASH_SESSION": self._token.decode()},
                 start_new_session=True,
                 close_fds=True,
             )
@@ -223,7 +224,6 @@ class ShellSession:
             self._pidfd = os.pidfd_open(self.process.pid)
         except (AttributeError, OSError):
             self._pidfd = -1
-        self._token = secrets.token_hex(8).encode()
         self._scanner = _SentinelScanner(self._token)
         self._prompts_to_skip = 1
         self._write(self._setup_line())
@@ -250,7 +250,7 @@ class ShellSession:
         self._disarm_hard_limit()
         process = self.process
         if process is not None:
-            members = procs.session_processes(process.pid)
+            members = self._members(process.pid)
             procs.kill_all(members)
             procs.kill_group(process.pid)
             procs.wait_gone(members, _KILL_WAIT)
@@ -260,6 +260,11 @@ class ShellSession:
                 pass
             self.exit_status = process.returncode
         self._release()
+
+    def _members(self, leader: int) -> list[int]:
+        """The session's processes, and those that left it but carry its marker."""
+        marker = b"TOOLPLUG_BASH_SESSION=" + self._token
+        return sorted({*procs.session_processes(leader), *procs.processes_with_env(marker)})
 
     def _release(self) -> None:
         for fd in (self._fd, self._pidfd):
@@ -276,7 +281,7 @@ class ShellSession:
         """The shell exited by itself: end what it left behind, release the terminal."""
         process = self.process
         if process is not None:
-            members = procs.session_processes(process.pid)
+            members = self._members(process.pid)
             procs.kill_all(members)
             procs.wait_gone(members, _KILL_WAIT)
             try:
