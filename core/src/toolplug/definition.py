@@ -20,7 +20,6 @@ from toolplug.schema import clean_schema, to_strict, with_security_risk
 if TYPE_CHECKING:
     from pluggy import HookCaller
 
-    from toolplug.context import ToolContext
 
 log = logging.getLogger("toolplug")
 
