@@ -1,7 +1,7 @@
 """The hooks a toolplug plugin can implement.
 
 A plugin is a module (or any object) named by an entry point in the ``toolplug`` group.
-It implements hooks with functions marked by :data:`toolplug.hookimpl` whose names and
+It implements hooks with functions marked by `hookimpl` whose names and
 parameters match the specifications below; a hook implementation may accept any subset
 of the parameters, in any order. Each docstring here is that hook's reference page.
 """
@@ -32,9 +32,9 @@ def register_tools(register: Callable[..., None]) -> None:
 
     Call ``register(tool, name=None, aliases=())`` once per tool. ``tool`` is one of:
 
-    - a :class:`~toolplug.ToolDefinition` instance, for a stateless tool (its ``name``
+    - a `ToolDefinition` instance, for a stateless tool (its ``name``
       is used unless ``name`` is given; such a tool takes no params);
-    - a :class:`~toolplug.ToolDefinition` subclass, for a stateful tool: the registry
+    - a `ToolDefinition` subclass, for a stateful tool: the registry
       calls its ``create(context, **params)`` for every host session that uses it;
       pass ``name``;
     - a factory function ``factory(context, **params)`` returning one definition or a
@@ -45,12 +45,14 @@ def register_tools(register: Callable[..., None]) -> None:
     trained on. A name that two plugins register is reported as a conflict naming both
     distributions, and neither tool can be used by that name.
 
-    Example::
+    Example:
 
-        @hookimpl
-        def register_tools(register):
-            register(think_tool)
-            register(BashTool, name="bash")
+    ```python
+    @hookimpl
+    def register_tools(register):
+        register(think_tool)
+        register(BashTool, name="bash")
+    ```
 
     If this hook raises, the plugin is reported as broken and skipped; every other
     plugin keeps working.
@@ -61,18 +63,20 @@ def register_tools(register: Callable[..., None]) -> None:
 def register_commands(cli: click.Group) -> None:
     """Add subcommands to the ``toolplug`` command line.
 
-    ``cli`` is the top-level :class:`click.Group`; decorate functions with
+    ``cli`` is the top-level `click.Group`; decorate functions with
     ``@cli.command()`` or add a group with ``@cli.group()``. Plugin commands are loaded
     only when a command that is not built in is asked for (or for ``--help``), so a
     plugin cannot slow down or break the built-in commands.
 
-    Example::
+    Example:
 
-        @hookimpl
-        def register_commands(cli):
-            @cli.command()
-            def hello():
-                click.echo("hello")
+    ```python
+    @hookimpl
+    def register_commands(cli):
+        @cli.command()
+        def hello():
+            click.echo("hello")
+    ```
     """
 
 
@@ -84,23 +88,25 @@ def tool_call(
 
     Implement it as a wrapper, ``@hookimpl(wrapper=True)``, a generator that yields
     once: the code before ``yield`` runs before the tool, ``yield`` gives back the
-    :class:`~toolplug.Observation`, and the wrapper returns the observation to pass on
-    (the same one, or a replacement)::
+    `Observation`, and the wrapper returns the observation to pass on
+    (the same one, or a replacement). Example:
 
-        @hookimpl(wrapper=True)
-        def tool_call(tool, action):
-            started = time.perf_counter()
-            observation = yield
-            log.info("%s took %.3fs", tool.name, time.perf_counter() - started)
-            return observation
+    ```python
+    @hookimpl(wrapper=True)
+    def tool_call(tool, action):
+        started = time.perf_counter()
+        observation = yield
+        log.info("%s took %.3fs", tool.name, time.perf_counter() - started)
+        return observation
+    ```
 
     To refuse a call, return an observation *before* yielding (the tool then does not
     run): ``return Observation.error("writes are not allowed here")``. A plain
     (non-wrapper) implementation that returns an observation refuses the same way;
     returning ``None`` lets the call go on.
 
-    The hook runs for calls through :meth:`~toolplug.ToolDefinition.call` and
-    :meth:`~toolplug.ToolDefinition.acall` of tools resolved through a registry that
-    loaded the plugin, after the arguments were validated: ``action`` is the typed
-    action. Exceptions raised by an implementation become error observations.
+    The hook runs for calls through `ToolDefinition.call` and `ToolDefinition.acall`
+    of tools resolved through a registry that loaded the plugin, after the arguments
+    were validated: ``action`` is the typed action. Exceptions raised by an
+    implementation become error observations.
     """
