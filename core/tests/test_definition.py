@@ -180,3 +180,20 @@ def test_annotated_and_field_descriptions_reach_the_schema() -> None:
 def test_a_tool_needs_a_name(bad: str | None) -> None:
     with pytest.raises(ValueError, match="needs a name"):
         ToolDefinition(name=bad, description="x", action_type=Empty)  # type: ignore[arg-type]
+
+
+def test_an_executor_that_keeps_time_gets_the_timeout_sync_and_async() -> None:
+    seen: list[float | None] = []
+
+    class Patient(ToolExecutor[EchoAction, Observation]):
+        handles_timeout = True
+
+        def __call__(self, action: EchoAction, timeout: float | None = None) -> Observation:  # type: ignore[override]
+            seen.append(timeout)
+            return Observation.from_text(f"partial after {timeout}")
+
+    t = tool(Patient())
+    assert t.call({"text": "a"}, timeout=0.25).text == "partial after 0.25"
+    assert asyncio.run(t.acall({"text": "a"}, timeout=0.5)).text == "partial after 0.5"
+    assert t.call({"text": "a"}).text == "partial after None"
+    assert seen == [0.25, 0.5, None]

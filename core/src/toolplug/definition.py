@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
+import functools
 import inspect
 import logging
 import threading
@@ -33,12 +34,22 @@ class ToolExecutor(Generic[A, O]):
     ``__call__`` may be a plain method or ``async def``; the safe entry points run
     either kind from sync and async hosts alike. Override :meth:`close` to release what
     the executor holds (a process, a connection); it is called once, when the host's
-    toolset closes. Any callable taking the action works as an executor too. An executor
-    returns its tool's observation type, or a plain :meth:`Observation.error` on failure.
+    toolset closes.
+
+    A call's timeout is normally kept by the core, which stops waiting for the executor
+    (its thread runs on). An executor that can keep time itself, and return control
+    with a useful partial result, sets ``handles_timeout = True``: it is then called as
+    ``executor(action, timeout=seconds)`` and must return within about that time.
+
+    Any callable taking the action works as an executor too. An executor returns its
+    tool's observation type, or a plain :meth:`Observation.error` on failure.
     """
 
     def __call__(self, action: A) -> O | Observation | Awaitable[O | Observation]:
         raise NotImplementedError
+
+    #: True when ``__call__`` takes ``timeout=`` and keeps to it itself.
+    handles_timeout: bool = False
 
     def close(self) -> None:
         """Release resources. The default does nothing."""
@@ -257,8 +268,12 @@ class ToolDefinition(Generic[A, O]):
         if executor is None:
             return Observation.error(f"Tool '{self.name}' has no executor; it cannot be run.")
         try:
-            if self.is_async:
-                result: Any = run_sync(executor(action), timeout)  # type: ignore[arg-type]
+            if timeout is not None and getattr(executor, "handles_timeout", False):
+                result: Any = executor(action, timeout=timeout)  # type: ignore[call-arg]
+                if not isinstance(result, Observation) and inspect.isawaitable(result):
+                    result = run_sync(_awaited(result))
+            elif self.is_async:
+                result = run_sync(executor(action), timeout)  # type: ignore[arg-type]
             elif timeout is None:
                 result = executor(action)
                 if not isinstance(result, Observation) and inspect.isawaitable(result):
@@ -276,6 +291,14 @@ class ToolDefinition(Generic[A, O]):
         if executor is None:
             return Observation.error(f"Tool '{self.name}' has no executor; it cannot be run.")
         try:
+            if timeout is not None and getattr(executor, "handles_timeout", False):
+                # The executor keeps its own time (and returns control itself).
+                if self.is_async:
+                    result = await executor(action, timeout=timeout)  # type: ignore[call-arg,misc]
+                else:
+                    keeps_time = functools.partial(executor, timeout=timeout)  # type: ignore[call-arg]
+                    result = await asyncio.to_thread(_call_sync, keeps_time, action)
+                return self._checked(result)
             if self.is_async:
                 pending: Awaitable[Any] = executor(action)  # type: ignore[assignment]
             elif timeout is None:

@@ -134,6 +134,17 @@ def test_timeout_returns_control_then_ctrl_c_stops(bash: Bash) -> None:
     assert run(bash, "echo next").output == "next\n"
 
 
+def test_host_timeout_becomes_the_soft_timeout_and_the_session_stays_usable(bash: Bash) -> None:
+    # A host's per-call timeout (tool.call(..., timeout=...)) returns control with the
+    # output so far, exactly like the model's own timeout; the session is not wedged.
+    observation = bash.call({"command": "echo begun; sleep 30"}, timeout=0.5)
+    assert not observation.is_error, observation.text
+    assert observation.running and observation.output == "begun\n"
+    stopped = bash.call({"command": "C-c", "is_input": True}, timeout=5)
+    assert stopped.exit_code == 130
+    assert bash.call({"command": "echo after"}, timeout=5).output == "after\n"
+
+
 def test_wait_with_empty_input_collects_the_rest(bash: Bash) -> None:
     first = run(bash, "echo one; sleep 1; echo two", timeout=0.3)
     assert first.running

@@ -61,7 +61,15 @@ class BashExecutor(ToolExecutor["BashAction", "BashObservation"]):
 
     # -- the call ----------------------------------------------------------------------
 
-    def __call__(self, action: BashAction) -> BashObservation | Observation:
+    #: The core hands a host's per-call timeout to this executor, which turns it into
+    #: the command's soft timeout: control comes back, the command keeps running.
+    handles_timeout = True
+
+    def __call__(
+        self, action: BashAction, timeout: float | None = None
+    ) -> BashObservation | Observation:
+        if timeout is not None and (action.timeout is None or action.timeout > timeout):
+            action = action.model_copy(update={"timeout": timeout})
         if not self._call_lock.acquire(blocking=False):
             return Observation.error(
                 "Another call to this bash session is still in progress; calls to one "
