@@ -112,7 +112,10 @@ class GlobExecutor:
         by_name = settings.engine.filters_names and split.glob == f"**/{options.name_glob}"
         exact = by_name and not any(char in "[{" for char in split.glob)
         dated = _Dated(base, None if exact else regex.fullmatch, keep_hidden=hidden)
-        report = settings.engine.walk(base, options, dated.take)
+        try:
+            report = settings.engine.walk(base, options, dated.take)
+        finally:
+            dated.close()
         if report.keep is not None:
             dated.found = report.keep(dated.found)
         total = len(dated.found)
@@ -205,7 +208,7 @@ class _Dated:
     def __init__(
         self, base: Path, match: Callable[[str], object] | None, *, keep_hidden: bool
     ) -> None:
-        self.prefix = f"{base}{os.sep}"
+        self.base_fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
         self.match = match
         self.keep_hidden = keep_hidden
         self.found: list[tuple[int, str]] = []
@@ -219,15 +222,20 @@ class _Dated:
             # A file type in ripgrep lets hidden files through; hidden directories are
             # never entered, so only a name can start with a dot here.
             paths = [path for path in paths if not (path[0] == "." or "/." in path)]
-        prefix, stat = self.prefix, os.stat
+        stat, base = os.stat, self.base_fd
         try:  # the fast path: one comprehension (stat is most of the tool's own time)
-            self.found += [(-stat(prefix + path).st_mtime_ns, path) for path in paths]
+            # Relative to an open directory: the kernel walks fewer path components.
+            self.found += [(-stat(path, dir_fd=base).st_mtime_ns, path) for path in paths]
         except OSError:  # a file went away since it was listed: date one by one
             for path in paths:
                 try:
-                    self.found.append((-stat(prefix + path).st_mtime_ns, path))
+                    self.found.append((-stat(path, dir_fd=base).st_mtime_ns, path))
                 except OSError:
                     continue
+
+    def close(self) -> None:
+        """Release the directory handle."""
+        os.close(self.base_fd)
 
     def newest(self, limit: int) -> list[str]:
         """The ``limit`` most recently modified matches, newest first, then by path."""
