@@ -61,41 +61,41 @@ class IgnoredCheck:
                 strip = f"{directory}/" if directory else ""
                 self.levels[strip] = IgnoreLevel(spec, strip=strip)
         self.screens = {id(level): _screen(level) for level in self.all_levels()}
-        # Directory prefix -> excluded?, and the levels with file rules in force there.
-        self._by_dir: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
+        # Directory prefix -> excluded?, the levels in force there, those with file rules.
+        self._by_dir: dict[str, tuple[bool, list[IgnoreLevel], list[IgnoreLevel]]] = {}
 
     def all_levels(self) -> list[IgnoreLevel]:
         """Every level: the parents' and the walked directories'."""
         return [*self.parent_levels, *self.levels.values()]
 
-    def _levels_for(self, prefix: str) -> list[IgnoreLevel]:
-        """The levels in force for entries of the directory ``prefix`` ("" or "a/b/")."""
-        levels = list(self.parent_levels)
-        if "" in self.levels:
-            levels.append(self.levels[""])
-        cut = prefix.find("/")
-        while cut >= 0:
-            level = self.levels.get(prefix[: cut + 1])
-            if level is not None:
-                levels.append(level)
-            cut = prefix.find("/", cut + 1)
-        return levels
-
     def _directory(self, prefix: str) -> tuple[bool, list[IgnoreLevel]]:
         """Whether a directory is excluded (walked only for its name), and its file levels."""
+        excluded, _, with_file_rules = self._state(prefix)
+        return excluded, with_file_rules
+
+    def _state(self, prefix: str) -> tuple[bool, list[IgnoreLevel], list[IgnoreLevel]]:
+        """For the directory ``prefix`` ("" or "a/b/"): excluded?, every level in force
+        for its entries, and those of them that have file rules.
+
+        Built from the parent's state (cached), so each directory costs one step.
+        """
         known = self._by_dir.get(prefix)
         if known is not None:
             return known
-        excluded = False
         if prefix:
             parent, _, name = prefix[:-1].rpartition("/")
-            parent_prefix = f"{parent}/" if parent else ""
-            excluded = self._directory(parent_prefix)[0]
-            if not excluded and self.name_match(name):
-                excluded = is_ignored(self._levels_for(parent_prefix), prefix[:-1], True)
-        levels = self._levels_for(prefix)
+            parent_excluded, parent_levels, _ = self._state(f"{parent}/" if parent else "")
+            excluded = parent_excluded or (
+                bool(self.name_match(name)) and is_ignored(parent_levels, prefix[:-1], True)
+            )
+            own = self.levels.get(prefix)
+            levels = [*parent_levels, own] if own is not None else parent_levels
+        else:
+            excluded = False
+            root = self.levels.get("")
+            levels = [*self.parent_levels, *([root] if root is not None else [])]
         with_file_rules = levels if any(self.screens[id(lv)] for lv in levels) else []
-        known = (excluded, with_file_rules)
+        known = (excluded, levels, with_file_rules)
         self._by_dir[prefix] = known
         return known
 
