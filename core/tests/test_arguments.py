@@ -89,7 +89,8 @@ def test_errors_name_field_expected_and_got() -> None:
     assert "- width: Input should be greater than or equal to 1 (got 0)" in text
     assert "- points.0.x:" in text and '(got "a")' in text
     assert "title (string, required)" in text
-    assert 'style ("line" | "bar", optional)' in text
+    assert 'style ("line" | "bar", optional, default "line")' in text
+    assert "width (integer, optional, default 100)" in text
 
 
 def test_unknown_key_next_to_a_missing_one_is_reported_not_hidden() -> None:

@@ -180,28 +180,40 @@ def _type_of(prop: dict[str, Any]) -> str:
         return json.dumps(prop["const"])
     kind = prop.get("type")
     if isinstance(kind, list):
-        return " | ".join(kind)
+        return " | ".join(str(k) for k in kind)
     if kind == "array" and isinstance(prop.get("items"), dict):
         return f"array of {_type_of(prop['items'])}"
     if kind:
         return str(kind)
     options = prop.get("anyOf") or prop.get("oneOf")
-    if options:
-        return " | ".join(_type_of(o) for o in options)
+    if isinstance(options, list):
+        return " | ".join(_type_of(o) for o in options if isinstance(o, dict))
     if "$ref" in prop:
         return "object"
     return "any"
 
 
-def describe_parameters(action_type: type[BaseModel]) -> str:
-    """One line per parameter: name, type, and whether it is required."""
-    schema = action_type.model_json_schema()
+def describe_schema(schema: dict[str, Any]) -> str:
+    """One line per parameter of an object schema: name, type, required, default.
+
+    What error messages and ``toolplug tools`` show; plugins whose tools carry a JSON
+    schema of their own (an MCP server's) use it too.
+    """
     required = set(schema.get("required", []))
     lines = []
     for name, prop in schema.get("properties", {}).items():
+        kind = _type_of(prop) if isinstance(prop, dict) else "any"
         need = "required" if name in required else "optional"
-        lines.append(f"  {name} ({_type_of(prop)}, {need})")
+        default = ""
+        if isinstance(prop, dict) and "default" in prop:
+            default = f", default {_short(prop['default'], 40)}"
+        lines.append(f"  {name} ({kind}, {need}{default})")
     return "\n".join(lines) or "  (no parameters)"
+
+
+def describe_parameters(action_type: type[BaseModel]) -> str:
+    """:func:`describe_schema` of an action model."""
+    return describe_schema(action_type.model_json_schema())
 
 
 def describe_validation_error(action_type: type[BaseModel], error: ValidationError) -> str:

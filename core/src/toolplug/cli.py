@@ -149,7 +149,7 @@ def tools(
     plugins: str | None, as_json: bool, fmt: str | None, strict: bool, workspace: Path | None
 ) -> None:
     """List the enabled tools, or print their schemas in an export format."""
-    from toolplug.arguments import describe_parameters
+    from toolplug.arguments import describe_schema
     from toolplug.toolset import Toolset
 
     try:
@@ -177,7 +177,7 @@ def tools(
             first = (tool.description or "").strip().splitlines()[:1]
             if first:
                 click.echo(f"    {first[0]}")
-            click.echo(textwrap.indent(describe_parameters(tool.action_type), "  "))
+            click.echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
 
 
 # -- call --------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import ConfigDict
 from toolplug import Action, ArgumentError, ToolAnnotations, ToolContext, ToolDefinition
-from toolplug.arguments import parse_arguments
+from toolplug.arguments import describe_schema, parse_arguments
 from toolplug.errors import ToolError
 from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
 
@@ -21,7 +21,6 @@ from toolplug_mcp.results import McpObservation
 from toolplug_mcp.schemas import (
     allows_null,
     describe_errors,
-    describe_parameters,
     expects_structure,
     export_output_schema,
     export_schema,
@@ -112,7 +111,7 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
                         "Invalid arguments:",
                         *problems,
                         "The parameters are:",
-                        describe_parameters(self._input_schema),
+                        describe_schema(self._input_schema),
                     ]
                 )
             )

@@ -9,7 +9,6 @@ Defaults, bounds, formats, ``additionalProperties``, titles and descriptions all
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
@@ -81,40 +80,6 @@ def describe_errors(validator: Validator, arguments: dict[str, Any]) -> list[str
             message = message[:297] + "..."
         lines.append(f"- {path}: {message}")
     return lines
-
-
-def describe_parameters(schema: dict[str, Any]) -> str:
-    """One line per parameter: name, type, required or optional, and default."""
-    required = set(schema.get("required", []))
-    lines = []
-    for name, prop in schema.get("properties", {}).items():
-        kind = _type_of(prop) if isinstance(prop, dict) else "any"
-        need = "required" if name in required else "optional"
-        default = ""
-        if isinstance(prop, dict) and "default" in prop:
-            default = f", default {json.dumps(prop['default'])}"
-        lines.append(f"  {name} ({kind}, {need}{default})")
-    return "\n".join(lines) or "  (no parameters)"
-
-
-def _type_of(prop: dict[str, Any]) -> str:
-    if "enum" in prop:
-        return " | ".join(json.dumps(v) for v in prop["enum"])
-    if "const" in prop:
-        return json.dumps(prop["const"])
-    kind = prop.get("type")
-    if isinstance(kind, list):
-        return " | ".join(str(k) for k in kind)
-    if kind == "array" and isinstance(prop.get("items"), dict):
-        return f"array of {_type_of(prop['items'])}"
-    if kind:
-        return str(kind)
-    options = prop.get("anyOf") or prop.get("oneOf")
-    if isinstance(options, list):
-        return " | ".join(_type_of(o) for o in options if isinstance(o, dict))
-    if "$ref" in prop:
-        return "object"
-    return "any"
 
 
 def allows_null(schema: Any) -> bool:
