@@ -15,6 +15,8 @@ Check a tool against what every toolplug tool promises, in a few lines::
         tool_name = "think"
         valid_arguments = {"thought": "the plan"}
 
+Run the installed command line as a user would with :func:`run_toolplug`.
+
 The provider checks use the ``openai``, ``anthropic`` and ``mcp`` packages' own types
 when they are installed (install them in your test environment), and toolplug's own
 structural checks always.
@@ -22,7 +24,10 @@ structural checks always.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -45,6 +50,33 @@ def registry_from(*plugins: Any) -> ToolRegistry:
         pm.register(plugin, name=name)
         reports.append(PluginReport(name, None, None, name, status="ok"))
     return fill_registry(ToolRegistry(), pm, reports)
+
+
+def run_toolplug(
+    *args: str,
+    plugins: str | None = None,
+    cwd: str | Path | None = None,
+    input: str | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    """Run this environment's ``toolplug`` command as a user would, and capture it.
+
+    ``plugins`` sets ``TOOLPLUG_PLUGINS`` (``None`` leaves it unset: every plugin).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    if plugins is not None:
+        env["TOOLPLUG_PLUGINS"] = plugins
+    script = Path(sys.executable).with_name("toolplug")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "toolplug"]
+    return subprocess.run(
+        [*command, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        input=input,
+        timeout=timeout,
+    )
 
 
 # -- export checks ------------------------------------------------------------------------

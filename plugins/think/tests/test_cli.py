@@ -3,22 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-TOOLPLUG = Path(sys.executable).with_name("toolplug")
-
-
-def run_toolplug(*args: str, plugins: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run this environment's ``toolplug`` script; ``plugins`` sets TOOLPLUG_PLUGINS."""
-    env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
-    if plugins is not None:
-        env["TOOLPLUG_PLUGINS"] = plugins
-    return subprocess.run(
-        [str(TOOLPLUG), *args], capture_output=True, text=True, env=env, timeout=60
-    )
+from toolplug.testing import run_toolplug
 
 
 def test_toolplug_plugins_lists_think_with_its_version() -> None:
