@@ -197,3 +197,14 @@ def test_an_executor_that_keeps_time_gets_the_timeout_sync_and_async() -> None:
     assert asyncio.run(t.acall({"text": "a"}, timeout=0.5)).text == "partial after 0.5"
     assert t.call({"text": "a"}).text == "partial after None"
     assert seen == [0.25, 0.5, None]
+
+
+def test_a_tool_calling_sys_exit_does_not_end_the_host() -> None:
+    import sys
+
+    def run(action: EchoAction) -> Observation:
+        sys.exit(3)
+
+    obs = tool(run).call({"text": "a"})
+    assert obs.is_error and "SystemExit: 3" in obs.text
+    assert asyncio.run(tool(run).acall({"text": "a"})).is_error

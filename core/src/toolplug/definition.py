@@ -282,7 +282,7 @@ class ToolDefinition(Generic[A, O]):
                 result = _call_in_thread(executor, action, timeout)
         except concurrent.futures.TimeoutError:
             return self._timed_out(timeout)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in a tool ends the call, not the host
             return self._failed(exc)
         return self._checked(result)
 
@@ -310,7 +310,7 @@ class ToolDefinition(Generic[A, O]):
             result = await asyncio.wait_for(pending, timeout)
         except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
             return self._timed_out(timeout)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in a tool ends the call, not the host
             return self._failed(exc)
         return self._checked(result)
 
