@@ -446,9 +446,19 @@ def _render(fmt: Format, jobs: Iterable[_Job]) -> list[Any]:
     return results
 
 
-def _check(limit: int) -> None:
-    if limit < 1:
-        raise ValueError(f"max_concurrency must be at least 1, got {limit}")
+def _prepare(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    max_concurrency: int,
+    allow_parallel: bool,
+    format: Format | None,
+) -> tuple[Format, list[_Job], list[int]]:
+    """Read the calls and plan the jobs; also the indexes of the jobs left to run."""
+    if max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+    fmt, parsed = parse_calls(calls, format)
+    jobs = _plan(tools, fmt, parsed, allow_parallel)
+    return fmt, jobs, [i for i, job in enumerate(jobs) if job.result is None]
 
 
 def dispatch(
@@ -472,10 +482,7 @@ def dispatch(
     to each call. Never raises for a call's failure; raises :class:`DispatchError` only
     for input in no known shape.
     """
-    _check(max_concurrency)
-    fmt, parsed = parse_calls(calls, format)
-    jobs = _plan(tools, fmt, parsed, allow_parallel)
-    runnable = [i for i, job in enumerate(jobs) if job.result is None]
+    fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
             jobs[i].result = _call(jobs[i], timeout)
@@ -496,10 +503,7 @@ async def adispatch(
     timeout: float | None = None,
 ) -> list[Any]:
     """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads."""
-    _check(max_concurrency)
-    fmt, parsed = parse_calls(calls, format)
-    jobs = _plan(tools, fmt, parsed, allow_parallel)
-    runnable = [i for i, job in enumerate(jobs) if job.result is None]
+    fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
             jobs[i].result = await _acall(jobs[i], timeout)
