@@ -12,9 +12,9 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from toolplug._loop import run_sync
 from toolplug.arguments import ArgumentError, parse_arguments, validate_action
 from toolplug.content import TextContent
+from toolplug.loop import run_sync
 from toolplug.model import Action, Observation, ToolAnnotations
 from toolplug.schema import clean_schema, to_strict, with_security_risk
 
@@ -280,7 +280,7 @@ class ToolDefinition(Generic[A, O]):
                     result = run_sync(_awaited(result))
             else:
                 result = _call_in_thread(executor, action, timeout)
-        except concurrent.futures.TimeoutError:
+        except (TimeoutError, concurrent.futures.TimeoutError):
             return self._timed_out(timeout)
         except (Exception, SystemExit) as exc:  # sys.exit() in a tool ends the call, not the host
             return self._failed(exc)

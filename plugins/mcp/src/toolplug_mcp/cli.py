@@ -47,8 +47,8 @@ def list_command(
 ) -> None:
     """Show each configured MCP server's status and tools (with their exported names)."""
     from toolplug import ToolContext
+    from toolplug.loop import run_sync
 
-    from toolplug_mcp import loop
     from toolplug_mcp.config import ConfigError, load_config
     from toolplug_mcp.connection import ServerPool
     from toolplug_mcp.definition import build_tools
@@ -74,7 +74,7 @@ def list_command(
         return
     pool = ServerPool(loaded.servers, loaded.source)
     try:
-        loop.run(pool.start(), timeout=timeout + 30)
+        run_sync(pool.start(), timeout=timeout + 30)
         names = {(t.server, t.remote_name): t.name for t in build_tools(pool)}
         report = _report(pool, names)
     finally:

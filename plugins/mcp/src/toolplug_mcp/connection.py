@@ -16,7 +16,8 @@ import threading
 import weakref
 from typing import Any
 
-from toolplug_mcp import loop
+from toolplug.loop import run_sync
+
 from toolplug_mcp.config import ServerSpec
 
 log = logging.getLogger("toolplug.mcp")
@@ -242,7 +243,7 @@ class ServerPool:
             self._closed = True
         _open_pools.discard(self)
         try:
-            loop.run(self.aclose_connections(), timeout=CLOSE_TIMEOUT * 2)
+            run_sync(self.aclose_connections(), timeout=CLOSE_TIMEOUT * 2)
         except Exception:
             log.warning("closing MCP servers of %s took too long", self.source, exc_info=True)
 

@@ -10,9 +10,9 @@ from pydantic import ConfigDict
 from toolplug import Action, ArgumentError, ToolAnnotations, ToolContext, ToolDefinition
 from toolplug.arguments import describe_schema, parse_arguments
 from toolplug.errors import ToolError
+from toolplug.loop import run_sync
 from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
 
-from toolplug_mcp import loop
 from toolplug_mcp.config import load_config
 from toolplug_mcp.connection import ServerConnection, ServerPool
 from toolplug_mcp.impl import McpExecutor
@@ -199,7 +199,7 @@ def mcp_tools(
         return []
     pool = ServerPool(loaded.servers, loaded.source)
     try:
-        loop.run(pool.start(), timeout=init_timeout + 30)
+        run_sync(pool.start(), timeout=init_timeout + 30)
         tools = build_tools(pool)
     except BaseException:
         pool.close()

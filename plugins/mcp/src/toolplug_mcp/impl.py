@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolplug import Observation, ToolExecutor
+from toolplug.loop import arun
 
-from toolplug_mcp import loop
 from toolplug_mcp.connection import (
     CallRefused,
     CallTimedOut,
@@ -33,7 +33,7 @@ class McpExecutor(ToolExecutor[Any, Observation]):
         self._released = False
 
     async def __call__(self, action: Any) -> Observation:
-        return await loop.arun(self._call(action.arguments()))
+        return await arun(self._call(action.arguments()))
 
     async def _call(self, arguments: dict[str, Any]) -> Observation:
         try:

@@ -1,0 +1,69 @@
+"""The one background event loop that runs coroutines for synchronous callers.
+
+Async executors called from sync code run here, and plugins whose clients belong to
+one event loop (an MCP client belongs to the loop that opened it) keep them here too,
+so a sync call never hops between loops. The loop lives in a daemon thread, started on
+first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """The shared loop, started on first use in a daemon thread."""
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="toolplug-loop", daemon=True)
+            thread.start()
+            _loop = loop
+        return _loop
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    """Run a coroutine on the background loop and wait for its result.
+
+    On timeout the coroutine is cancelled and ``TimeoutError`` is raised. Calling this
+    from the background loop itself would wait forever, so it raises ``RuntimeError``.
+    """
+    loop = background_loop()
+    if _running_loop() is loop:
+        coro.close()
+        raise RuntimeError("run_sync() was called on the background loop itself; await instead")
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    try:
+        return future.result(timeout)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise TimeoutError(f"no answer within {timeout:g} seconds") from None
+
+
+async def arun(coro: Coroutine[Any, Any, T]) -> T:
+    """Await a coroutine on the background loop from any event loop.
+
+    Awaited directly when the caller already runs there; cancelling the caller cancels
+    the coroutine too.
+    """
+    loop = background_loop()
+    if _running_loop() is loop:
+        return await coro
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
