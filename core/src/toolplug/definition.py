@@ -337,12 +337,9 @@ class ToolDefinition(Generic[A, O]):
 
     # -- the tool_call hook ----------------------------------------------------------
 
-    def _hook_kwargs(self, action: A) -> dict[str, Any]:
-        return {"tool": self, "action": action}
-
     def _start_hooks(self, impls: Sequence[Any], action: A) -> tuple[list[Any], Observation | None]:
         """Enter wrappers outermost first; a refusal (a result before running) stops it."""
-        kwargs = self._hook_kwargs(action)
+        kwargs = {"tool": self, "action": action}
         entered: list[Any] = []
         for impl in reversed(impls):  # pluggy's call order
             args = [kwargs[name] for name in impl.argnames]
@@ -398,13 +395,17 @@ class ToolDefinition(Generic[A, O]):
 
     # -- closing ---------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Close the executor, once; later calls do nothing. Never raises."""
+    def _take_close(self) -> Callable[[], Any] | None:
+        """The executor's ``close`` the first time it is asked for; ``None`` after that."""
         with self._close_lock:
             if self._closed:
-                return
+                return None
             self._closed = True
-        close = getattr(self.executor, "close", None)
+        return getattr(self.executor, "close", None)
+
+    def close(self) -> None:
+        """Close the executor, once; later calls do nothing. Never raises."""
+        close = self._take_close()
         if close is None:
             return
         try:
@@ -416,11 +417,7 @@ class ToolDefinition(Generic[A, O]):
 
     async def aclose(self) -> None:
         """Async :meth:`close`."""
-        with self._close_lock:
-            if self._closed:
-                return
-            self._closed = True
-        close = getattr(self.executor, "close", None)
+        close = self._take_close()
         if close is None:
             return
         try:

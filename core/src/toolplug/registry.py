@@ -47,11 +47,6 @@ class Registration:
     source: Source | None = None
     conflicts: list[Source | None] = field(default_factory=list)
 
-    def describe(self) -> str:
-        """A one-line summary: the name, its kind and its aliases."""
-        extra = f" (aliases: {', '.join(self.aliases)})" if self.aliases else ""
-        return f"{self.name} [{self.kind}]{extra}"
-
 
 class ToolRegistry:
     """What is available: tool name -> instance, class or factory, with aliases.

@@ -24,6 +24,7 @@ structural checks always.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -222,7 +223,9 @@ class ToolConformance:
             Tool(self.tool_name, dict(self.tool_params)), ToolContext(workspace=workspace)
         )
 
+    @contextlib.contextmanager
     def _tool(self, workspace: Path) -> Iterator[ToolDefinition[Any, Any]]:
+        """The tool under test, with every tool created alongside closed afterwards."""
         tools = self._tools(workspace)
         try:
             wanted = self.created_tool_name or self.tool_name
@@ -252,19 +255,19 @@ class ToolConformance:
         assert self.tool_name in registry
 
     def test_exports_validate(self, tmp_path: Path) -> None:
-        for tool in self._tool(tmp_path):
+        with self._tool(tmp_path) as tool:
             validate_tool_exports(tool)
 
     def test_valid_call(self, tmp_path: Path) -> None:
         if self.valid_arguments is None:
             return
-        for tool in self._tool(tmp_path):
+        with self._tool(tmp_path) as tool:
             observation = tool.call(dict(self.valid_arguments))
             assert not observation.is_error, observation.text
             validate_observation_exports(observation)
 
     def test_bad_arguments_give_error_observation(self, tmp_path: Path) -> None:
-        for tool in self._tool(tmp_path):
+        with self._tool(tmp_path) as tool:
             for bad in ("{not json", "[1, 2]", {"__no_such_field__": {"x": [1]}}):
                 observation = tool.call(bad)
                 if bad == {"__no_such_field__": {"x": [1]}} and not observation.is_error:

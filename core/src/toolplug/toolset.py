@@ -34,9 +34,7 @@ class Toolset(Mapping[str, AnyTool]):
         self._tools: dict[str, AnyTool] = {}
         self._closed = False
         for tool in tools:
-            if tool.name in self._tools:
-                raise ToolError(f"two tools in one toolset are named '{tool.name}'")
-            self._tools[tool.name] = tool
+            self.add(tool)
 
     @classmethod
     def load(
