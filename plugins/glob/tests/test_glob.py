@@ -189,6 +189,31 @@ def test_gitignore_nested_negation_and_exclude(tmp_path: Path, make_tool) -> Non
     assert "git-ignored" not in observation.text
 
 
+def test_gitignore_with_a_name_pattern(tmp_path: Path, make_tool) -> None:
+    # "**/*.py" takes ripgrep's whitelist path: every ignore rule is applied again.
+    _ignored_tree(tmp_path)
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert sorted(observation.files) == ["keep.py", "sub/deeper/generated.py", "sub/ok.py"]
+    logs = make_tool(tmp_path).call({"pattern": "**/*.log"})
+    assert logs.files == ["important.log"]
+
+
+def test_ignored_directory_named_like_the_files(tmp_path: Path, make_tool) -> None:
+    # ripgrep walks a directory whose own name matches "-g *.py" even where it is
+    # ignored; its files must still be left out.
+    make_tree(tmp_path, {"a.py": 1, "old.py/b.py": 2, "old.py/deep/c.py": 3, "new.py/d.py": 4})
+    (tmp_path / ".gitignore").write_text("old.py/\n")
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert observation.files == ["a.py", "new.py/d.py"]
+
+
+def test_directory_rules_only(tmp_path: Path, make_tool) -> None:
+    # Only directory rules: nothing can slip through the whitelist, the re-check is skipped.
+    make_tree(tmp_path, {"a.py": 1, "build/b.py": 2, "src/build/c.py": 3, "src/d.py": 4})
+    (tmp_path / ".gitignore").write_text("# generated\nbuild/\n")
+    assert make_tool(tmp_path).call({"pattern": "**/*.py"}).files == ["a.py", "src/d.py"]
+
+
 def test_gitignore_without_git_directory(tmp_path: Path, make_tool) -> None:
     make_tree(tmp_path, {"a.py": 1, "dist/b.py": 2})
     (tmp_path / ".gitignore").write_text("dist\n")

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from toolplug_glob.patterns import PatternError, compile_glob, name_glob, split_pattern
+from toolplug_glob.patterns import (
+    PatternError,
+    compile_glob,
+    directory_name_finder,
+    name_glob,
+    split_pattern,
+)
 
 
 @pytest.mark.parametrize(
@@ -84,3 +90,18 @@ def test_split_errors(pattern: str) -> None:
 )
 def test_name_glob(glob: str, name: str | None) -> None:
     assert name_glob(glob) == name
+
+
+@pytest.mark.parametrize(
+    ("name", "joined", "found"),
+    [
+        ("*.py", "a/b.py\0c.py/d.txt", True),
+        ("*.py", "a/b.py\0c/d.py", False),  # ".py" names only files
+        ("*.py", "x.py\0y/z", False),  # a segment never spans the NUL
+        ("test_?.py", "t/test_a.py/f\0g", True),
+        ("[!a]*.py", "a.py/x\0b/c.py", False),
+        ("{a,b}.md", "b.md/x", True),
+    ],
+)
+def test_directory_name_finder(name: str, joined: str, found: bool) -> None:
+    assert bool(directory_name_finder(name).search(joined)) is found

@@ -7,7 +7,8 @@ therefore asks ripgrep to list the ignore files of the walked directories too, a
 module re-applies their rules, with the portable engine's gitignore semantics, to the
 files that came back. A cheap screen (one regex per ignore file) clears most files; only
 files that some rule mentions, or that sit under a directory whose name matched the
-whitelist, get the full gitignore check.
+whitelist, get the full gitignore check. When no ignore file has a rule for files and
+no such directory was walked, nothing can have leaked and the check is skipped.
 """
 
 from __future__ import annotations
@@ -50,9 +51,17 @@ class IgnoredCheck:
     """Says whether a listed file is one the ignore rules exclude after all."""
 
     def __init__(
-        self, base: Path, ignore_files: list[str], name_match: Callable[[str], object]
+        self,
+        base: Path,
+        ignore_files: list[str],
+        name_match: Callable[[str], object],
+        *,
+        named_directories: bool = True,
     ) -> None:
         self.name_match = name_match
+        #: Whether some listed path lies below a directory whose name matches the
+        #: whitelist (ripgrep walks those even where they are ignored).
+        self.named_directories = named_directories
         self.parent_levels = parent_levels(base)
         self.levels: dict[str, IgnoreLevel] = {}
         for directory in {"", *(f.rpartition("/")[0] for f in ignore_files)}:
@@ -61,6 +70,8 @@ class IgnoredCheck:
                 strip = f"{directory}/" if directory else ""
                 self.levels[strip] = IgnoreLevel(spec, strip=strip)
         self.screens = {id(level): _screen(level) for level in self.all_levels()}
+        #: Whether any file at all could have leaked through the whitelist.
+        self.can_exclude = named_directories or any(self.screens.values())
         # Directory prefix -> excluded?, the levels in force there, those with file rules.
         self._by_dir: dict[str, tuple[bool, list[IgnoreLevel], list[IgnoreLevel]]] = {}
 
@@ -86,7 +97,9 @@ class IgnoredCheck:
             parent, _, name = prefix[:-1].rpartition("/")
             parent_excluded, parent_levels, _ = self._state(f"{parent}/" if parent else "")
             excluded = parent_excluded or (
-                bool(self.name_match(name)) and is_ignored(parent_levels, prefix[:-1], True)
+                self.named_directories
+                and bool(self.name_match(name))
+                and is_ignored(parent_levels, prefix[:-1], True)
             )
             own = self.levels.get(prefix)
             levels = [*parent_levels, own] if own is not None else parent_levels
@@ -101,6 +114,8 @@ class IgnoredCheck:
 
     def keep(self, dated: list[tuple[int, str]]) -> list[tuple[int, str]]:
         """The ``(mtime, path)`` pairs whose path the ignore rules do not exclude."""
+        if not self.can_exclude:
+            return dated
         verdicts: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
         kept = []
         for item in dated:

@@ -74,13 +74,26 @@ def compile_glob(glob: str) -> re.Pattern[str]:
     return re.compile(_Translator(glob).translate(), re.DOTALL)
 
 
+def directory_name_finder(name: str) -> re.Pattern[str]:
+    """A regex that finds a *directory* named like the file-name glob ``name``.
+
+    It is searched in NUL-joined relative paths ("a/b.py\0c/d.py"): a match is a path
+    segment, followed by ``/``, that ``name`` matches in full. Segments never span a
+    ``/`` or a NUL, so one search over a whole batch answers for every path in it.
+    """
+    body = _Translator(name, separators="/\0").translate()
+    return re.compile(f"(?:^|(?<=[/\0]))(?:{body})/", re.DOTALL)
+
+
 class _Translator:
     """A one-pass translation of glob syntax to a regular expression."""
 
-    def __init__(self, glob: str) -> None:
+    def __init__(self, glob: str, separators: str = "/") -> None:
         self.glob = glob
         self.pos = 0
         self.depth = 0  # open {...} groups
+        #: Characters no ``*``, ``?`` or class may match (regex-escaped, for a class).
+        self.stop = separators
 
     def translate(self) -> str:
         out: list[str] = []
@@ -92,7 +105,7 @@ class _Translator:
                 continue
             self.pos += 1
             if char == "?":
-                out.append("[^/]")
+                out.append(f"[^{self.stop}]")
             elif char == "[":
                 out.append(self._char_class())
             elif char == "{":
@@ -125,12 +138,12 @@ class _Translator:
             end += 1
         self.pos = end
         if end - start < 2:
-            return "[^/]*"
+            return f"[^{self.stop}]*"
         before = glob[start - 1] if start else "/"
         after = glob[end] if end < len(glob) else ""
         boundary_before = before in "/{," if start else True
         if not boundary_before or after not in ("", "/", ",", "}"):
-            return "[^/]*"  # "a**b" is just a star
+            return f"[^{self.stop}]*"  # "a**b" is just a star
         if after == "/":
             self.pos += 1
             return "(?:.*/)?"  # zero or more directories
@@ -169,7 +182,7 @@ class _Translator:
             )
         self.pos = pos + 1
         body = "".join(items)
-        return f"[^/{body}]" if negate else f"(?![/])[{body}]"
+        return f"[^{self.stop}{body}]" if negate else f"(?![{self.stop}])[{body}]"
 
 
 def name_glob(glob: str) -> str | None:

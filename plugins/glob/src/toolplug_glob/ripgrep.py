@@ -21,6 +21,7 @@ The caller drops hidden files either way.
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import shutil
 import subprocess
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from toolplug_glob.leaks import IgnoredCheck
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.patterns import directory_name_finder
 from toolplug_glob.walk import IGNORE_FILES
 
 _KEPT_PROBLEMS = 5
@@ -46,6 +48,20 @@ def find_ripgrep() -> str | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return shutil.which("rg")
+
+
+def walker_threads() -> int:
+    """How many threads ripgrep may walk with: every core this process may use but one.
+
+    The tool reads, matches and dates ripgrep's output while ripgrep walks, and that
+    work needs a core of its own: on two cores, two ripgrep threads would spend their
+    time fighting it (and each other) for the CPU. ripgrep's own cap is 12.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores - 1, 12))
 
 
 def uses_whitelist(options: WalkOptions) -> bool:
@@ -64,6 +80,7 @@ def rg_command(rg: str, options: WalkOptions) -> list[str]:
         "--no-require-git",  # .gitignore files count outside git repositories too
         "--no-ignore-global",  # the answer depends on the tree, not on ~/.config/git
         "--follow",
+        f"--threads={walker_threads()}",
     ]
     if options.include_hidden:
         command.append("--hidden")
@@ -81,9 +98,11 @@ def rg_command(rg: str, options: WalkOptions) -> list[str]:
 def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     """Send every file below ``base`` that ripgrep keeps to ``sink``, as it is found."""
     deadline = time.monotonic() + options.timeout
-    ignore_files: list[str] = []
     check = options.name_regex is not None and uses_whitelist(options)
-    take = _separating(sink, ignore_files) if check and not options.include_ignored else sink
+    separator = None
+    if check and not options.include_ignored:
+        assert options.name_glob is not None
+        separator = _Separator(sink, directory_name_finder(options.name_glob))
     # No path argument: ripgrep then lists the current directory without a "./" prefix.
     with subprocess.Popen(
         rg_command(rg, options),
@@ -93,7 +112,7 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
         stderr=subprocess.PIPE,
     ) as process:
         try:
-            errors = _pump(process, deadline, options.timeout, take)
+            errors = _pump(process, deadline, options.timeout, separator or sink)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -105,25 +124,42 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
         _tidy(line) for line in errors.decode(errors="replace").splitlines() if line.strip()
     ]
     report = WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
-    if check and not options.include_ignored:
+    if separator is not None:
         assert options.name_regex is not None
-        report.keep = IgnoredCheck(base, ignore_files, options.name_regex.fullmatch).keep
+        check_ignored = IgnoredCheck(
+            base,
+            separator.ignore_files,
+            options.name_regex.fullmatch,
+            named_directories=separator.named_directories,
+        )
+        if check_ignored.can_exclude:
+            report.keep = check_ignored.keep
     return report
 
 
-def _separating(sink: Sink, ignore_files: list[str]) -> Sink:
-    """A sink that keeps the ignore files aside and passes the other paths on."""
+class _Separator:
+    """A sink that keeps the ignore files aside and passes the other paths on.
 
-    def take(paths: list[str]) -> None:
-        joined = "\0".join(paths)  # one substring search per batch, not one per path
+    It also notes whether any listed path lies below a directory whose name matches
+    the whitelist: ripgrep walks such a directory even where it is ignored.
+    """
+
+    def __init__(self, sink: Sink, directory_finder: re.Pattern[str]) -> None:
+        self.sink = sink
+        self.directory_finder = directory_finder
+        self.ignore_files: list[str] = []
+        self.named_directories = False
+
+    def __call__(self, paths: list[str]) -> None:
+        joined = "\0".join(paths)  # one search per batch, not one per path
+        if not self.named_directories and self.directory_finder.search(joined):
+            self.named_directories = True
         if not any(name in joined for name in IGNORE_FILES):
-            sink(paths)
+            self.sink(paths)
             return
         keep = [path for path in paths if path.rpartition("/")[2] not in IGNORE_FILES]
-        ignore_files.extend(p for p in paths if p.rpartition("/")[2] in IGNORE_FILES)
-        sink(keep)
-
-    return take
+        self.ignore_files += [p for p in paths if p.rpartition("/")[2] in IGNORE_FILES]
+        self.sink(keep)
 
 
 def _pump(process: subprocess.Popen[bytes], deadline: float, timeout: float, sink: Sink) -> bytes:
