@@ -1,7 +1,8 @@
 """Benchmark of toolplug-glob against ripgrep and pathlib on a generated tree.
 
-The tree: 100,000 files in 5,000 directories, a git repository whose .gitignore
-excludes a fifth of it (``build/``), with spread-out modification times. It is made
+The tree: 100,000 files in 5,000 directories, a git repository whose .gitignore (a
+Python project's usual one, with rules for files as well as directories) excludes a
+fifth of it (``build/``), with spread-out modification times. It is made
 once in a temporary directory, used by every measurement, and removed at the end.
 
 For each pattern it prints one line per target: our time (a full ``tool.call``,
@@ -36,6 +37,22 @@ FILES_PER_DIR = (  # 20 files per directory = 100,000 files
     + ["README.md", "notes.md", "data.json", "conf.json", "a.txt", "b.txt", "run.log", "x.cfg"]
 )
 PATTERNS = ("**/*.py", "src/**/test_*.py")
+#: A Python project's usual ignore file; of this tree, it excludes build/ (a fifth).
+GITIGNORE = """\
+# build and packaging output
+build/
+dist/
+*.egg-info/
+__pycache__/
+*.py[cod]
+*.so
+# local state
+.env
+.venv/
+*.log
+.coverage
+htmlcov/
+"""
 REPEATS = 15
 PATHLIB_REPEATS = 3
 
@@ -56,7 +73,7 @@ def make_tree(root: Path) -> int:
                     stamp = now - rng.uniform(0, 365 * 86400)
                     os.utime(path, (stamp, stamp))
                     count += 1
-    (root / ".gitignore").write_text("build/\n")
+    (root / ".gitignore").write_text(GITIGNORE)
     if shutil.which("git"):
         subprocess.run(["git", "init", "-q", str(root)], check=True)
     else:

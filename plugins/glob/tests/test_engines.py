@@ -25,9 +25,9 @@ def _random_tree(root: Path) -> None:
         parts = [rng.choice(["src", "lib", "x", "build", ".h", "pkg"]) for _ in range(depth)]
         files["/".join([*parts, rng.choice(names)])] = i
     make_tree(root, files)
-    (root / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    (root / ".gitignore").write_text("build/\n*.log\n!keep.log\n[bc].md\n*.p[yx]c\n")
     (root / "src").mkdir(exist_ok=True)
-    (root / "src" / ".gitignore").write_text("cache.py\n!x/cache.py\n")
+    (root / "src" / ".gitignore").write_text("cache.py\n!x/cache.py\n/test_?.py\n")
     (root / "lib").mkdir(exist_ok=True)
     (root / "lib" / ".ignore").write_text("*.txt\n")
 

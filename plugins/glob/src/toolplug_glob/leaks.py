@@ -5,10 +5,11 @@ match are dropped before any ignore rule is read. But a whitelisted file skips t
 ignore rules entirely, and so does a directory whose own name matches. The fast path
 therefore asks ripgrep to list the ignore files of the walked directories too, and this
 module re-applies their rules, with the portable engine's gitignore semantics, to the
-files that came back. A cheap screen (one regex per ignore file) clears most files; only
-files that some rule mentions, or that sit under a directory whose name matched the
-whitelist, get the full gitignore check. When no ignore file has a rule for files and
-no such directory was walked, nothing can have leaked and the check is skipped.
+files that came back. A cheap screen clears most files: only a file whose name ends
+the way some ignoring rule's name does (``.log`` for ``*.log``), or that sits under a
+directory whose name matched the whitelist, gets the full gitignore check. When no
+ignore file has a rule for files and no such directory was walked, nothing can have
+slipped through and the check is skipped.
 """
 
 from __future__ import annotations
@@ -18,37 +19,30 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from toolplug_glob.endings import compatible_endings, name_endings
 from toolplug_glob.walk import IgnoreLevel, is_ignored, parent_levels, read_rules
 
 
-def _screen(level: IgnoreLevel) -> re.Pattern[str] | None:
-    """One regex for every path a *file* rule of the level mentions.
+def rule_endings(rule: str) -> list[str] | None:
+    """What the name of a file that ``rule`` ignores must end with.
 
-    Rules written for directories only (``build/``) are left out: a file is never a
-    directory, and the directories they exclude were pruned by ripgrep (those whose
-    name matched the whitelist are checked separately). Returns None when the level
-    has no file rule at all.
+    ``*.log`` gives ``[".log"]``, ``*.py[cod]`` gives ``[".pyc", ".pyd", ".pyo"]``, and
+    ``*`` gives ``[""]`` (any file). None when the line cannot ignore a file at all: a
+    blank line, a comment, a ``!`` re-include (it only ever keeps files), or a rule
+    for directories only (``build/``), whose directories ripgrep did not walk. The
+    endings are a screen: every file the rule ignores has one of them, but not every
+    file with one of them is ignored.
     """
-    parts = []
-    for pattern in level.spec.patterns:
-        regex = getattr(pattern, "regex", None)
-        if getattr(pattern, "include", None) is None or regex is None:
-            continue  # a blank line or a comment
-        text = getattr(pattern, "pattern", None)
-        if isinstance(text, str) and text.rstrip().endswith("/"):
-            continue
-        # pathspec names a group in every pattern; names must be unique in one regex
-        parts.append(regex.pattern.replace("(?P<ps_d>", "(?:"))
-    if not parts:
+    text = rule.rstrip(" ")
+    if text != rule and (len(text) - len(text.rstrip("\\"))) % 2 == 1:
+        text += " "  # "foo\\ ": the last space is escaped and part of the name
+    if not text or text[0] in "#!" or text.endswith("/"):
         return None
-    try:
-        return re.compile("|".join(f"(?:{part})" for part in parts))
-    except re.error:
-        return re.compile("")  # cannot screen: every path gets the full check
+    return name_endings(text.rsplit("/", 1)[-1])
 
 
 class IgnoredCheck:
-    """Says whether a listed file is one the ignore rules exclude after all."""
+    """Says which listed files the ignore rules exclude after all."""
 
     def __init__(
         self,
@@ -56,11 +50,17 @@ class IgnoredCheck:
         ignore_files: list[str],
         name_match: Callable[[str], object],
         *,
-        named_directories: bool = True,
+        listed_endings: list[str],
+        named_directories: re.Pattern[str] | None,
     ) -> None:
+        """``ignore_files`` are those ripgrep listed (relative to ``base``);
+        ``listed_endings`` are what every listed file ends with (``[".py"]`` for
+        ``-g *.py``, see :mod:`~toolplug_glob.endings`); ``named_directories`` finds a
+        directory named like the whitelist in a path (see
+        :func:`~toolplug_glob.patterns.directory_name_finder`), or is None when no
+        listed path had one.
+        """
         self.name_match = name_match
-        #: Whether some listed path lies below a directory whose name matches the
-        #: whitelist (ripgrep walks those even where they are ignored).
         self.named_directories = named_directories
         self.parent_levels = parent_levels(base)
         self.levels: dict[str, IgnoreLevel] = {}
@@ -69,24 +69,47 @@ class IgnoredCheck:
             if spec is not None:
                 strip = f"{directory}/" if directory else ""
                 self.levels[strip] = IgnoreLevel(spec, strip=strip)
-        self.screens = {id(level): _screen(level) for level in self.all_levels()}
-        #: Whether any file at all could have leaked through the whitelist.
-        self.can_exclude = named_directories or any(self.screens.values())
-        # Directory prefix -> excluded?, the levels in force there, those with file rules.
-        self._by_dir: dict[str, tuple[bool, list[IgnoreLevel], list[IgnoreLevel]]] = {}
+        endings: set[str] = set()
+        for level in (*self.parent_levels, *self.levels.values()):
+            for pattern in level.spec.patterns:
+                if getattr(pattern, "include", None):  # an ignoring rule (not "!", "#")
+                    endings.update(rule_endings(str(getattr(pattern, "pattern", ""))) or ())
+        #: A listed file is checked in full only if its path has one of these endings
+        #: (those that no listed file can have are dropped: ".log" when listing "*.py").
+        self.endings = compatible_endings(endings, listed_endings)
+        #: Whether any listed file at all could be one the rules exclude.
+        self.can_exclude = named_directories is not None or bool(self.endings)
+        # Directory prefix ("" or "a/b/") -> (excluded?, the levels in force there).
+        self._by_dir: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
 
-    def all_levels(self) -> list[IgnoreLevel]:
-        """Every level: the parents' and the walked directories'."""
-        return [*self.parent_levels, *self.levels.values()]
+    def keep(self, dated: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """The ``(mtime, path)`` pairs whose path the ignore rules do not exclude."""
+        if not self.can_exclude:
+            return dated
+        endings, finder = self.endings, self.named_directories
+        if "" in endings:  # a rule such as "*" may ignore any file: check them all
+            clear, suspects = [], dated
+        elif finder is None:  # the common case: two passes of str.endswith, in C
+            clear = [item for item in dated if not item[1].endswith(endings)]
+            suspects = [item for item in dated if item[1].endswith(endings)]
+        else:
+            clear, suspects = [], []
+            for item in dated:
+                path = item[1]
+                if path.endswith(endings) or finder.search(path):
+                    suspects.append(item)
+                else:
+                    clear.append(item)
+        return clear + [item for item in suspects if not self._excluded(item[1])]
 
-    def _directory(self, prefix: str) -> tuple[bool, list[IgnoreLevel]]:
-        """Whether a directory is excluded (walked only for its name), and its file levels."""
-        excluded, _, with_file_rules = self._state(prefix)
-        return excluded, with_file_rules
+    def _excluded(self, path: str) -> bool:
+        directory = path.rpartition("/")[0]
+        excluded, levels = self._state(f"{directory}/" if directory else "")
+        return excluded or is_ignored(levels, path, False)
 
-    def _state(self, prefix: str) -> tuple[bool, list[IgnoreLevel], list[IgnoreLevel]]:
-        """For the directory ``prefix`` ("" or "a/b/"): excluded?, every level in force
-        for its entries, and those of them that have file rules.
+    def _state(self, prefix: str) -> tuple[bool, list[IgnoreLevel]]:
+        """For the directory ``prefix``: whether it is excluded (ripgrep walked it only
+        for its name), and every level in force for its entries.
 
         Built from the parent's state (cached), so each directory costs one step.
         """
@@ -95,9 +118,9 @@ class IgnoredCheck:
             return known
         if prefix:
             parent, _, name = prefix[:-1].rpartition("/")
-            parent_excluded, parent_levels, _ = self._state(f"{parent}/" if parent else "")
+            parent_excluded, parent_levels = self._state(f"{parent}/" if parent else "")
             excluded = parent_excluded or (
-                self.named_directories
+                self.named_directories is not None
                 and bool(self.name_match(name))
                 and is_ignored(parent_levels, prefix[:-1], True)
             )
@@ -107,34 +130,6 @@ class IgnoredCheck:
             excluded = False
             root = self.levels.get("")
             levels = [*self.parent_levels, *([root] if root is not None else [])]
-        with_file_rules = levels if any(self.screens[id(lv)] for lv in levels) else []
-        known = (excluded, levels, with_file_rules)
+        known = (excluded, levels)
         self._by_dir[prefix] = known
         return known
-
-    def keep(self, dated: list[tuple[int, str]]) -> list[tuple[int, str]]:
-        """The ``(mtime, path)`` pairs whose path the ignore rules do not exclude."""
-        if not self.can_exclude:
-            return dated
-        verdicts: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
-        kept = []
-        for item in dated:
-            directory = item[1].rpartition("/")[0]
-            verdict = verdicts.get(directory)
-            if verdict is None:
-                verdict = self._directory(f"{directory}/" if directory else "")
-                verdicts[directory] = verdict
-            excluded, levels = verdict
-            if excluded:
-                continue
-            if levels and self._file_excluded(item[1], levels):
-                continue
-            kept.append(item)
-        return kept
-
-    def _file_excluded(self, path: str, levels: list[IgnoreLevel]) -> bool:
-        for level in levels:
-            screen = self.screens[id(level)]
-            if screen is not None and screen.match(level.prepend + path[len(level.strip) :]):
-                return is_ignored(levels, path, False)
-        return False

@@ -30,6 +30,7 @@ import sysconfig
 import time
 from pathlib import Path
 
+from toolplug_glob.endings import glob_name_endings
 from toolplug_glob.leaks import IgnoredCheck
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import directory_name_finder
@@ -102,7 +103,11 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
     separator = None
     if check and not options.include_ignored:
         assert options.name_glob is not None
-        separator = _Separator(sink, directory_name_finder(options.name_glob))
+        separator = _Separator(
+            sink,
+            directory_name_finder(options.name_glob),
+            glob_name_endings(options.name_glob),
+        )
     # No path argument: ripgrep then lists the current directory without a "./" prefix.
     with subprocess.Popen(
         rg_command(rg, options),
@@ -130,7 +135,8 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
             base,
             separator.ignore_files,
             options.name_regex.fullmatch,
-            named_directories=separator.named_directories,
+            listed_endings=separator.endings,
+            named_directories=separator.finder if separator.named_directories else None,
         )
         if check_ignored.can_exclude:
             report.keep = check_ignored.keep
@@ -144,15 +150,23 @@ class _Separator:
     the whitelist: ripgrep walks such a directory even where it is ignored.
     """
 
-    def __init__(self, sink: Sink, directory_finder: re.Pattern[str]) -> None:
+    def __init__(self, sink: Sink, finder: re.Pattern[str], endings: list[str]) -> None:
         self.sink = sink
-        self.directory_finder = directory_finder
+        self.finder = finder
+        #: What every whitelisted name ends with; a directory named so is followed by "/".
+        self.endings = endings
+        self._directory_endings = [f"{ending}/" for ending in endings]
         self.ignore_files: list[str] = []
         self.named_directories = False
 
     def __call__(self, paths: list[str]) -> None:
         joined = "\0".join(paths)  # one search per batch, not one per path
-        if not self.named_directories and self.directory_finder.search(joined):
+        if (
+            not self.named_directories
+            # a plain substring search first: the regex tries every position
+            and any(ending in joined for ending in self._directory_endings)
+            and self.finder.search(joined)
+        ):
             self.named_directories = True
         if not any(name in joined for name in IGNORE_FILES):
             self.sink(paths)
