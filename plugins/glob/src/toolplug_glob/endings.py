@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
+
+from pathspec import GitIgnoreSpec
 
 #: A character class is spelt out into single characters up to this size.
 _MAX_CLASS = 16
@@ -54,6 +57,34 @@ def glob_name_endings(name: str) -> list[str]:
         spelt = "".join(p if i % 2 == 0 else choice[i // 2] for i, p in enumerate(pieces))
         endings.update(name_endings(spelt))
     return sorted(endings)
+
+
+def rule_endings(rule: str) -> list[str] | None:
+    """What the name of a file that ``rule`` ignores must end with.
+
+    ``*.log`` gives ``[".log"]``, ``*.py[cod]`` gives ``[".pyc", ".pyd", ".pyo"]``, and
+    ``*`` gives ``[""]`` (any file). None when the line cannot ignore a file at all: a
+    blank line, a comment, a ``!`` re-include (it only ever keeps files), or a rule
+    for directories only (``build/``), whose directories ripgrep did not walk. The
+    endings are a screen: every file the rule ignores has one of them, but not every
+    file with one of them is ignored.
+    """
+    text = rule.rstrip(" ")
+    if text != rule and (len(text) - len(text.rstrip("\\"))) % 2 == 1:
+        text += " "  # "foo\\ ": the last space is escaped and part of the name
+    if not text or text[0] in "#!" or text.endswith("/"):
+        return None
+    return name_endings(text.rsplit("/", 1)[-1])
+
+
+def ignoring_endings(specs: Iterable[GitIgnoreSpec]) -> set[str]:
+    """The endings of every name that some ignoring rule of ``specs`` may ignore."""
+    endings: set[str] = set()
+    for spec in specs:
+        for pattern in spec.patterns:
+            if getattr(pattern, "include", None):  # an ignoring rule (not "!", "#")
+                endings.update(rule_endings(str(getattr(pattern, "pattern", ""))) or ())
+    return endings
 
 
 def compatible_endings(endings: set[str], listed: list[str]) -> tuple[str, ...]:

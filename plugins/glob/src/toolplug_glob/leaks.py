@@ -19,26 +19,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from toolplug_glob.endings import compatible_endings, name_endings
+from toolplug_glob.endings import compatible_endings, ignoring_endings
 from toolplug_glob.walk import IgnoreLevel, is_ignored, parent_levels, read_rules
-
-
-def rule_endings(rule: str) -> list[str] | None:
-    """What the name of a file that ``rule`` ignores must end with.
-
-    ``*.log`` gives ``[".log"]``, ``*.py[cod]`` gives ``[".pyc", ".pyd", ".pyo"]``, and
-    ``*`` gives ``[""]`` (any file). None when the line cannot ignore a file at all: a
-    blank line, a comment, a ``!`` re-include (it only ever keeps files), or a rule
-    for directories only (``build/``), whose directories ripgrep did not walk. The
-    endings are a screen: every file the rule ignores has one of them, but not every
-    file with one of them is ignored.
-    """
-    text = rule.rstrip(" ")
-    if text != rule and (len(text) - len(text.rstrip("\\"))) % 2 == 1:
-        text += " "  # "foo\\ ": the last space is escaped and part of the name
-    if not text or text[0] in "#!" or text.endswith("/"):
-        return None
-    return name_endings(text.rsplit("/", 1)[-1])
 
 
 class IgnoredCheck:
@@ -69,11 +51,7 @@ class IgnoredCheck:
             if spec is not None:
                 strip = f"{directory}/" if directory else ""
                 self.levels[strip] = IgnoreLevel(spec, strip=strip)
-        endings: set[str] = set()
-        for level in (*self.parent_levels, *self.levels.values()):
-            for pattern in level.spec.patterns:
-                if getattr(pattern, "include", None):  # an ignoring rule (not "!", "#")
-                    endings.update(rule_endings(str(getattr(pattern, "pattern", ""))) or ())
+        endings = ignoring_endings(level.spec for level in self.all_levels())
         #: A listed file is checked in full only if its path has one of these endings
         #: (those that no listed file can have are dropped: ".log" when listing "*.py").
         self.endings = compatible_endings(endings, listed_endings)
@@ -81,6 +59,10 @@ class IgnoredCheck:
         self.can_exclude = named_directories is not None or bool(self.endings)
         # Directory prefix ("" or "a/b/") -> (excluded?, the levels in force there).
         self._by_dir: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
+
+    def all_levels(self) -> list[IgnoreLevel]:
+        """Every level: the parents' and the walked directories'."""
+        return [*self.parent_levels, *self.levels.values()]
 
     def keep(self, dated: list[tuple[int, str]]) -> list[tuple[int, str]]:
         """The ``(mtime, path)`` pairs whose path the ignore rules do not exclude."""

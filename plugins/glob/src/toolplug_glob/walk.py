@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from toolplug_glob.endings import ignoring_endings
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 
 #: Ignore files read in each directory, lowest precedence first (as in ripgrep).
@@ -88,13 +89,15 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     problems: list[str] = []
     root = os.stat(base)
     levels = parent_levels(base) if use_ignores else []
+    endings = tuple(ignoring_endings(level.spec for level in levels))
     # Each entry: directory, its path relative to base ("" or "a/b/"), the ignore levels
-    # in force there, and the (device, inode) of it and its ancestors (loop detection).
-    stack = [(str(base), "", levels, frozenset({(root.st_dev, root.st_ino)}))]
+    # in force there, the endings of their file rules, and the (device, inode) of it
+    # and its ancestors (loop detection).
+    stack = [(str(base), "", levels, endings, frozenset({(root.st_dev, root.st_ino)}))]
     while stack:
         if time.monotonic() > deadline:
             raise SearchTimeout(options.timeout)
-        directory, rel, levels, ancestors = stack.pop()
+        directory, rel, levels, endings, ancestors = stack.pop()
         try:
             with os.scandir(directory) as scan:
                 entries = list(scan)
@@ -105,6 +108,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
             spec = read_rules(directory, {e.name for e in entries})
             if spec is not None:
                 levels = [*levels, IgnoreLevel(spec, strip=rel)]
+                endings = tuple(ignoring_endings(level.spec for level in levels))
         files: list[str] = []
         for entry in entries:
             if not options.include_hidden and entry.name.startswith("."):
@@ -119,9 +123,11 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
                     if key in ancestors:
                         problems.append(f"{child}: file system loop (a link to a parent)")
                         continue
-                    stack.append((entry.path, child + "/", levels, ancestors | {key}))
+                    stack.append((entry.path, child + "/", levels, endings, ancestors | {key}))
                 elif entry.is_file():
-                    if not (use_ignores and is_ignored(levels, child, False)):
+                    # Only a name with a file rule's ending can be ignored by itself (the
+                    # directories it is in were not ignored, or it would not be here).
+                    if not (entry.name.endswith(endings) and is_ignored(levels, child, False)):
                         files.append(child)
                 elif entry.is_symlink():
                     problems.append(f"{child}: broken symbolic link")

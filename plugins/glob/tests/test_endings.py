@@ -6,8 +6,7 @@ import random
 
 import pytest
 from pathspec import GitIgnoreSpec
-from toolplug_glob.endings import compatible_endings, glob_name_endings
-from toolplug_glob.leaks import rule_endings
+from toolplug_glob.endings import compatible_endings, glob_name_endings, rule_endings
 from toolplug_glob.patterns import compile_glob
 
 
