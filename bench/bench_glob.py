@@ -54,7 +54,7 @@ __pycache__/
 htmlcov/
 """
 REPEATS = 15
-PATHLIB_REPEATS = 3
+PATHLIB_REPEATS = 7
 
 
 def make_tree(root: Path) -> int:
