@@ -198,15 +198,6 @@ def test_gitignore_with_a_name_pattern(tmp_path: Path, make_tool) -> None:
     assert logs.files == ["important.log"]
 
 
-def test_ignored_directory_named_like_the_files(tmp_path: Path, make_tool) -> None:
-    # ripgrep walks a directory whose own name matches "-g *.py" even where it is
-    # ignored; its files must still be left out.
-    make_tree(tmp_path, {"a.py": 1, "old.py/b.py": 2, "old.py/deep/c.py": 3, "new.py/d.py": 4})
-    (tmp_path / ".gitignore").write_text("old.py/\n")
-    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
-    assert observation.files == ["a.py", "new.py/d.py"]
-
-
 def test_directory_rules_only(tmp_path: Path, make_tool) -> None:
     # Only directory rules: nothing can slip through the whitelist, the re-check is skipped.
     make_tree(tmp_path, {"a.py": 1, "build/b.py": 2, "src/build/c.py": 3, "src/d.py": 4})
