@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Literal
 
+import pytest
 from pydantic import BaseModel, Field
 from toolplug import Action, Observation, ToolDefinition
 
@@ -104,3 +106,77 @@ def test_a_json_string_that_is_not_json_stays_an_error() -> None:
     obs = TOOL.call({"title": "t", "points": "three points"})
     assert obs.is_error
     assert "- points: Input should be a valid list" in obs.text
+
+
+class Circle(BaseModel):
+    radius: int
+    fill: str = "none"
+
+
+class Square(BaseModel):
+    side: int
+    fill: str = "red"
+
+
+class LabelledPoint(Point):
+    name: str = "p"
+    weight: float = 1.0
+
+
+class StrictSceneAction(Action):
+    points: list[LabelledPoint] = Field(description="Points.")
+    labels: dict[str, LabelledPoint] = Field(default_factory=dict, description="Named.")
+    origin: LabelledPoint | None = Field(default=None, description="Where to start.")
+    shape: Circle | Square | None = Field(default=None, description="A shape.")
+    layers: list[list[Circle]] = Field(default_factory=list, description="Nested lists.")
+
+
+def _scene(action: StrictSceneAction) -> Observation:
+    return Observation.from_text(action.model_dump_json())
+
+
+SCENE = ToolDefinition(
+    name="scene", description="Scene.", action_type=StrictSceneAction, executor=_scene
+)
+
+
+NESTED_NULLS = {
+    "points": [{"x": 1, "y": 2, "name": None, "weight": None}],
+    "labels": {"a": {"x": 3, "y": 4, "name": None, "weight": 2.5}},
+    "origin": {"x": 0, "y": 0, "name": "o", "weight": None},
+    "shape": {"radius": 5, "fill": None},
+    "layers": [[{"radius": 1, "fill": None}]],
+}
+
+
+def test_nested_nulls_are_what_the_strict_schema_allows() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+
+    class FixedKeys(StrictSceneAction):  # strict mode has no free-form dict keys
+        labels: None = Field(default=None, description="Not used here.")
+
+    tool = ToolDefinition(name="scene", description="Scene.", action_type=FixedKeys)
+    arguments = {**NESTED_NULLS, "labels": None}
+    jsonschema.validate(arguments, tool.to_openai_tool(strict=True)["function"]["parameters"])
+    with pytest.raises(jsonschema.ValidationError):  # and the plain schema does not
+        jsonschema.validate(arguments, tool.input_schema())
+
+
+def test_null_for_a_nested_optional_field_means_its_default() -> None:
+    # What OpenAI's strict mode sends for "not given", at every depth.
+    obs = SCENE.call(NESTED_NULLS)
+    assert not obs.is_error, obs.text
+    data = json.loads(obs.text.splitlines()[-1])
+    assert data["points"] == [{"x": 1, "y": 2, "name": "p", "weight": 1.0}]
+    assert data["labels"]["a"] == {"x": 3, "y": 4, "name": "p", "weight": 2.5}
+    assert data["origin"]["weight"] == 1.0
+    assert data["shape"] == {"radius": 5, "fill": "none"}
+    assert data["layers"] == [[{"radius": 1, "fill": "none"}]]
+    assert "'points.0.name' was null; used its default instead" in obs.text
+    assert "'shape.fill' was null" in obs.text  # the data's path, not pydantic's
+
+
+def test_null_for_a_nested_required_field_stays_an_error() -> None:
+    obs = SCENE.call({"points": [{"x": None, "y": 2}]})
+    assert obs.is_error
+    assert "points.0.x" in obs.text and "got null" in obs.text

@@ -9,6 +9,8 @@ field, what was expected and what was sent.
 from __future__ import annotations
 
 import json
+import types
+import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -120,12 +122,67 @@ def _repair(
             if isinstance(decoded, (list, dict)) and _assign(fixed, loc, decoded):
                 notes.append(f"'{path}' was a JSON string; parsed it as {_kind(decoded)}")
                 changed = True
-        elif value is None and len(loc) == 1 and isinstance(loc[0], str):
-            field = action_type.model_fields.get(loc[0])
-            if field is not None and not field.is_required() and _delete(fixed, loc):
-                notes.append(f"'{path}' was null; used its default instead")
+        elif value is None and loc and isinstance(loc[-1], str):
+            # OpenAI's strict mode makes optional fields nullable, at any depth: a null
+            # there means "not given", so the field's default applies.
+            owner, where = _model_at(action_type, loc[:-1])
+            field = owner.model_fields.get(loc[-1]) if owner is not None else None
+            data_loc = (*where, loc[-1])
+            if field is not None and not field.is_required() and _delete(fixed, data_loc):
+                shown = ".".join(str(part) for part in data_loc)
+                notes.append(f"'{shown}' was null; used its default instead")
                 changed = True
     return fixed if changed else None
+
+
+def _model_at(
+    model: type[BaseModel], loc: tuple[Any, ...]
+) -> tuple[type[BaseModel] | None, tuple[Any, ...]]:
+    """The model whose fields sit at ``loc`` (a validation error's location) in
+    ``model``, and where that is in the data.
+
+    Steps through fields, list items, dict values and ``X | None``. Inside a union of
+    several models, pydantic's location names the member (``("shape", "Circle")``),
+    which is no key of the data. The model is None when the location leads elsewhere.
+    """
+    current: Any = model
+    where: list[Any] = []
+    for part in loc:
+        current = _strip_optional(current)
+        origin, args = typing.get_origin(current), typing.get_args(current)
+        if isinstance(part, int) and origin in (list, tuple, set, frozenset) and args:
+            current = args[0]
+        elif isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(part) if isinstance(part, str) else None
+            if field is None:
+                return None, ()
+            current = field.annotation
+        elif origin is dict and len(args) == 2:
+            current = args[1]
+        elif origin in (typing.Union, types.UnionType):
+            members = [arg for arg in args if getattr(arg, "__name__", None) == part]
+            if len(members) != 1:
+                return None, ()
+            current = members[0]
+            continue  # the member's name is not in the data
+        else:
+            return None, ()
+        where.append(part)
+    current = _strip_optional(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return current, tuple(where)
+    return None, ()
+
+
+def _strip_optional(annotation: Any) -> Any:
+    """``X`` for ``X | None`` and ``Annotated[X, ...]``; anything else as it is."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
 
 
 def _container(data: Any, loc: tuple[Any, ...]) -> Any:
