@@ -95,11 +95,11 @@ def test_composed_schema_is_a_valid_schema(toolset: Toolset) -> None:
     schema = toolset.compose(ANSWER_SCHEMA)
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["required"] == ["calls", "output"]
-    variants = schema["properties"]["calls"]["items"]["oneOf"]
-    assert [v["properties"]["_tool"]["const"] for v in variants] == [
-        "read_file",
-        "draw",
-        "sentiment",
+    variants = schema["properties"]["calls"]["items"]["anyOf"]
+    assert [v["properties"]["_tool"]["enum"] for v in variants] == [
+        ["read_file"],
+        ["draw"],
+        ["sentiment"],
     ]
     assert all(v["required"][0] == "_tool" for v in variants)
     assert variants[1]["description"] == "Draw a line."
@@ -162,6 +162,58 @@ def test_output_schema_from_a_pydantic_model(toolset: Toolset) -> None:
     schema = compose(toolset, Answer)
     assert valid(schema, {"calls": [], "output": {"summary": "s", "score": 1}})
     assert not valid(schema, {"calls": [], "output": {"summary": "s", "score": -1}})
+
+
+class Report(BaseModel):
+    summary: str = Field(description="One line.")
+    caveat: str = Field(default="none", description="What to keep in mind.")
+
+
+def test_strict_schema_follows_openai_rules(toolset: Toolset) -> None:
+    from toolplug.testing import check_openai_strict
+
+    for output in (None, ANSWER_SCHEMA, Report):
+        schema = toolset.compose(output, strict=True)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        check_openai_strict(schema, "compose")
+        assert "oneOf" not in json.dumps(schema) and '"const"' not in json.dumps(schema)
+
+
+def test_strict_response_with_nulls_runs(toolset: Toolset, ran: list[str]) -> None:
+    # What a model under strict structured outputs sends: every field, null for "not
+    # given", in the calls and in the output.
+    schema = toolset.compose(Report, strict=True)
+    response = {
+        "calls": [{"_tool": "draw", "points": [{"x": 1, "y": 2}], "color": None}],
+        "output": {"summary": "done", "caveat": None},
+    }
+    assert valid(schema, response)
+    assert not valid(toolset.compose(Report), response)  # the plain schema says no
+    result = toolset.run_composed(json.dumps(response), output_schema=Report, strict=True)
+    assert ran == ["draw"]
+    assert result.observations[0].text.endswith("1 points in black")
+    assert result.output == Report(summary="done", caveat="none")
+
+
+def test_strict_json_schema_output_accepts_null_for_optional_fields(toolset: Toolset) -> None:
+    wanted = {
+        "type": "object",
+        "properties": {"summary": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["summary"],
+    }
+    response = {"calls": [], "output": {"summary": "s", "note": None}}
+    assert valid(toolset.compose(wanted, strict=True), response)
+    assert toolset.run_composed(response, output_schema=wanted, strict=True).output == {
+        "summary": "s",
+        "note": None,
+    }
+    with pytest.raises(ComposeError, match="note"):
+        toolset.run_composed(response, output_schema=wanted)
+
+
+def test_an_output_that_is_not_an_object(toolset: Toolset) -> None:
+    with pytest.raises(ComposeError, match="must be an object with the fields of Answer"):
+        toolset.run_composed({"calls": [], "output": "42"}, output_schema=Answer)
 
 
 def test_no_tools() -> None:

@@ -23,15 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from toolplug._names import provider_name
-from toolplug.arguments import describe_validation_error
+from toolplug.arguments import ArgumentError, validate_action
 from toolplug.definition import ToolDefinition
 from toolplug.dispatch import LatentObservation, ToolCall, dispatch
 from toolplug.errors import ToolError
 from toolplug.model import Observation
-from toolplug.schema import clean_schema
+from toolplug.schema import clean_schema, to_strict
 
 __all__ = ["TOOL_KEY", "ComposeError", "ComposedResult", "compose", "run_composed"]
 
@@ -115,7 +115,8 @@ def _hoist(schema: Mapping[str, Any], owner: str, defs: dict[str, Any]) -> dict[
 
 def _variant(name: str, tool: AnyTool, defs: dict[str, Any]) -> dict[str, Any]:
     schema = _hoist(tool.input_schema(), name, defs)
-    tag = {"const": name, "description": "The tool to call."}
+    # A one-value enum rather than "const": every provider's schema subset has enums.
+    tag = {"type": "string", "enum": [name], "description": "The tool to call."}
     properties = {TOOL_KEY: tag, **schema.get("properties", {})}
     required = [TOOL_KEY, *schema.get("required", [])]
     variant = {**schema, "type": "object", "properties": properties, "required": required}
@@ -132,13 +133,19 @@ def _output_schema(output_schema: OutputSchema) -> dict[str, Any] | None:
     return copy.deepcopy(dict(output_schema))
 
 
-def compose(tools: Mapping[str, AnyTool], output_schema: OutputSchema = None) -> dict[str, Any]:
+def compose(
+    tools: Mapping[str, AnyTool], output_schema: OutputSchema = None, *, strict: bool = False
+) -> dict[str, Any]:
     """One JSON schema for a response holding tool calls and a final output.
 
-    ``calls`` is an array whose items are one of the tools' input schemas, each with a
-    required ``_tool`` constant naming its tool; ``output`` follows ``output_schema``
-    (a JSON schema or a pydantic model) or is ``null``, which is also how the model
-    says it needs the calls' results first. Every tool's ``$defs`` move to the root.
+    ``calls`` is an array whose items are any of the tools' input schemas, each with a
+    required ``_tool`` naming its tool; ``output`` follows ``output_schema`` (a JSON
+    schema or a pydantic model) or is ``null``, which is also how the model says it
+    needs the calls' results first. Every tool's ``$defs`` move to the root.
+
+    ``strict=True`` rewrites the whole schema for OpenAI's strict structured outputs
+    (every object closed, every property required, optional ones nullable); give
+    :func:`run_composed` the same ``strict`` so that a null means "not given".
     """
     defs: dict[str, Any] = {}
     variants = [_variant(name, tool, defs) for name, tool in tools.items()]
@@ -147,7 +154,9 @@ def compose(tools: Mapping[str, AnyTool], output_schema: OutputSchema = None) ->
         "description": "Tool calls to run now, in order; each names its tool in '_tool'.",
     }
     if variants:
-        calls["items"] = {"oneOf": variants}
+        # anyOf, not oneOf (which strict structured outputs reject); the distinct
+        # "_tool" values make the variants exclusive all the same.
+        calls["items"] = {"anyOf": variants}
     else:
         calls["maxItems"] = 0
     wanted = _output_schema(output_schema)
@@ -167,7 +176,7 @@ def compose(tools: Mapping[str, AnyTool], output_schema: OutputSchema = None) ->
     }
     if defs:
         schema["$defs"] = defs
-    return schema
+    return to_strict(schema) if strict else schema
 
 
 # -- running a response -------------------------------------------------------------------
@@ -199,18 +208,22 @@ def _load(response: Any) -> dict[str, Any]:
     return response
 
 
-def _check_output(value: Any, output_schema: OutputSchema) -> Any:
+def _check_output(value: Any, output_schema: OutputSchema, *, strict: bool) -> Any:
     """Validate the final output against its schema; ``None`` means not given yet."""
     if value is None or output_schema is None:
         return value
     if isinstance(output_schema, type) and issubclass(output_schema, BaseModel):
-        try:
-            return output_schema.model_validate(value)
-        except ValidationError as exc:
-            detail = describe_validation_error(output_schema, exc).replace(
-                "Invalid arguments:", "Invalid 'output':", 1
+        if not isinstance(value, dict):
+            raise ComposeError(
+                f"Invalid 'output': it must be an object with the fields of "
+                f"{output_schema.__name__}, or null while you still need tool results."
             )
-            raise ComposeError(detail) from None
+        try:
+            # As for tool arguments: a null for an optional field means its default.
+            return validate_action(output_schema, value)[0]
+        except ArgumentError as exc:
+            message = str(exc).replace("Invalid arguments:", "Invalid 'output':", 1)
+            raise ComposeError(message) from None
     try:
         import jsonschema
     except ImportError:
@@ -218,7 +231,8 @@ def _check_output(value: Any, output_schema: OutputSchema) -> Any:
             "checking 'output' against a JSON schema needs the jsonschema package: "
             "install it, or pass a pydantic model as the output schema"
         ) from None
-    validator = jsonschema.Draft202012Validator(dict(output_schema))
+    wanted = to_strict(dict(output_schema)) if strict else dict(output_schema)
+    validator = jsonschema.Draft202012Validator(wanted)
     problems = [
         f"- output{''.join(f'[{p!r}]' for p in err.absolute_path)}: {err.message}"
         for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
@@ -243,6 +257,7 @@ def run_composed(
     response: Any,
     *,
     output_schema: OutputSchema = None,
+    strict: bool = False,
     **options: Any,
 ) -> ComposedResult:
     """Check a composed response, run its calls, and return results and output.
@@ -251,12 +266,14 @@ def run_composed(
     against ``output_schema`` first (a pydantic model, or a JSON schema checked with
     the ``jsonschema`` package); a response that is not usable as a whole raises
     :class:`ComposeError` and nothing runs. Each call's arguments are validated by its
-    tool, and a bad call becomes an error observation for that call alone. ``options``
+    tool, and a bad call becomes an error observation for that call alone. ``strict``
+    must be what :func:`compose` was given: with it, a JSON-schema output may hold
+    nulls for its optional fields. ``options``
     go to :func:`~toolplug.dispatch.dispatch` (``max_concurrency``, ``allow_parallel``,
     ``timeout``).
     """
     data = _load(response)
-    output = _check_output(data.get("output"), output_schema)
+    output = _check_output(data.get("output"), output_schema, strict=strict)
     calls = [_as_call(i, item) for i, item in enumerate(data.get("calls") or [])]
     results = dispatch(tools, calls, format="toolplug", **options)
     observations = [obs for _, obs in results]

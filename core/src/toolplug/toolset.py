@@ -167,12 +167,16 @@ class Toolset(Mapping[str, AnyTool]):
         return await adispatch(self, calls, **options)
 
     def compose(
-        self, output_schema: Mapping[str, Any] | type[BaseModel] | None = None
+        self,
+        output_schema: Mapping[str, Any] | type[BaseModel] | None = None,
+        *,
+        strict: bool = False,
     ) -> dict[str, Any]:
-        """One JSON schema for a response holding tool calls and a final output."""
+        """One JSON schema for a response holding tool calls and a final output
+        (see :func:`toolplug.compose.compose`)."""
         from toolplug.compose import compose
 
-        return compose(self, output_schema)
+        return compose(self, output_schema, strict=strict)
 
     def run_composed(self, response: Any, **options: Any) -> Any:
         """Validate a composed response, dispatch its calls, return results and output."""
