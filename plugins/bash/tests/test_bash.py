@@ -201,6 +201,61 @@ def test_background_job_returns_at_once(bash: Bash, tmp_path: Path) -> None:
     assert "sleep 100" in run(bash, "jobs").output
 
 
+def _wait_for(path: Path, seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return path.exists()
+
+
+def test_a_background_job_printing_between_calls_never_blocks(bash: Bash, tmp_path: Path) -> None:
+    # 3 MB to the terminal, far more than its buffer holds, while no call is reading.
+    chatty = "head -c 3000000 /dev/zero | tr '\\0' x | fold -w 99"
+    run(bash, f"({chatty}; echo finished > bg.txt) &")
+    assert _wait_for(tmp_path / "bg.txt"), "the job blocked on the full terminal"
+    later = run(bash, "echo next")
+    assert later.output.endswith("next\n") and later.output.startswith("x" * 99)
+    # What was printed between calls is bounded; a line says how much was left out.
+    saved = Path(later.text.split("saved in ")[1].split(":")[0]).read_bytes()
+    assert b"bytes printed between calls left out" in saved
+    assert len(saved) < 1_200_000
+
+
+CHATTY = "head -c 3000000 /dev/zero | tr '\\0' y | fold -w 99"
+
+
+@pytest.mark.parametrize(
+    ("command", "seen"),
+    [
+        # it prints 3 MB itself, then ends
+        (f"sleep 0.5; {CHATTY}; echo END; touch end.txt; (exit 3)", "END\n"),
+        # it prints 1 MB and ends, then a job it left behind prints 3 MB: the prompt
+        # is in the middle of what was printed between calls, the part left out
+        (
+            f"({{ sleep 2; {CHATTY}; touch end.txt; }} &) ; sleep 0.5; "
+            f"{CHATTY.replace('y', 'z')} | head -c 1000000; echo END; (exit 3)",
+            "bytes printed between calls left out",
+        ),
+    ],
+    ids=["itself", "after-it"],
+)
+def test_a_command_finishing_between_calls_reports_its_end(
+    bash: Bash, tmp_path: Path, command: str, seen: str
+) -> None:
+    # Control came back while it ran, and it ended with no call waiting: the next
+    # wait finds it done at once, with its exit code.
+    first = run(bash, command, timeout=0.2)
+    assert first.running
+    assert _wait_for(tmp_path / "end.txt"), "the command blocked on the full terminal"
+    time.sleep(0.2)
+    started = time.monotonic()
+    rest = run(bash, "", is_input=True, timeout=30)
+    assert time.monotonic() - started < 10
+    assert rest.exit_code == 3 and not rest.running
+    assert seen in rest.output
+    assert run(bash, "echo next").output.endswith("next\n")
+
+
 def test_hard_timeout_kills_the_process_group(make_bash: MakeBash) -> None:
     bash = make_bash(hard_timeout=0.5)
     observation = run(bash, "sleep 60 | cat; echo after", timeout=20)

@@ -42,6 +42,12 @@ _INPUT_PROBE_EVERY = 0.25
 #: Longest one-line command typed directly (the terminal's line limit is 4095 bytes).
 _MAX_TYPED = 1000
 _UNTYPABLE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+#: Most bytes kept of what the terminal prints between calls (the middle is dropped).
+_SPOOL_LIMIT = 1 << 20
+#: Between calls: how often the terminal is looked at, and how long output may pause
+#: before it is only looked at again that often.
+_DRAIN_TICK = 0.025
+_DRAIN_QUIET = 0.25
 #: How long a session may take to start, or to come back after its job was killed.
 _START_WAIT = 10.0
 _KILL_WAIT = 3.0
@@ -122,6 +128,71 @@ def _partial_suffix(data: bytes, marker: bytes) -> int:
     return 0
 
 
+class _Spool:
+    """What the terminal printed while no call was reading it, kept for the next call.
+
+    Bounded: past ``limit`` bytes the middle is dropped, and a line says how much. The
+    session's sentinels in the dropped part are kept, since the next call must still
+    see a prompt that came back while no call was waiting.
+    """
+
+    def __init__(self, marker: bytes, limit: int) -> None:
+        self.marker = marker
+        self.half = limit // 2
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.kept = bytearray()
+        self.dropped = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.head or self.tail)
+
+    def add(self, data: bytes) -> None:
+        """Append what was read."""
+        if not self.tail and len(self.head) < self.half:
+            room = self.half - len(self.head)
+            self.head += data[:room]
+            data = data[room:]
+            if not data:
+                return
+            # A sentinel must not straddle the head and what may later be dropped.
+            start = self.head.rfind(b"\x1e")
+            if start >= 0 and self.head.find(b"\x1f", start) < 0:
+                data = bytes(self.head[start:]) + data
+                del self.head[start:]
+        self.tail += data
+        if len(self.tail) > 2 * self.half:
+            self._trim()
+
+    def _trim(self) -> None:
+        cut = len(self.tail) - self.half
+        start = self.tail.rfind(b"\x1e", 0, cut)
+        if start >= 0 and self.tail.find(b"\x1f", start, cut) < 0:
+            cut = start  # never cut through a sentinel
+        dropped = bytes(self.tail[:cut])
+        del self.tail[:cut]
+        found = dropped.find(self.marker)
+        while found >= 0:
+            end = dropped.find(b"\x1f", found)
+            if end < 0:  # not a whole sentinel after all (the cut keeps whole ones)
+                break
+            self.kept += dropped[found : end + 1]
+            cut -= end + 1 - found
+            found = dropped.find(self.marker, end + 1)
+        self.dropped += cut
+
+    def take(self) -> bytes:
+        """Everything spooled, as one chunk, and empty the spool."""
+        if len(self.tail) > self.half:
+            self._trim()
+        note = b""
+        if self.dropped:
+            note = f"\n[... {self.dropped} bytes printed between calls left out ...]\n".encode()
+        data = bytes(self.head) + note + bytes(self.kept) + bytes(self.tail)
+        self.head, self.tail, self.kept, self.dropped = bytearray(), bytearray(), bytearray(), 0
+        return data
+
+
 class ShellSession:
     """One persistent bash process on a pseudo-terminal.
 
@@ -166,6 +237,11 @@ class ShellSession:
         self._killed_command = False
         self._kill_lock = threading.Lock()
         self._closed = False
+        # Held by a call while it reads the terminal; between calls, the drain thread
+        # reads it instead, so that a job printing to it never blocks on a full buffer.
+        self._reading = threading.Lock()
+        self._spool = _Spool(b"", _SPOOL_LIMIT)
+        self._drain_stop = -1
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -225,8 +301,79 @@ class ShellSession:
         except (AttributeError, OSError):
             self._pidfd = -1
         self._scanner = _SentinelScanner(self._token)
+        self._spool = _Spool(self._scanner.marker, _SPOOL_LIMIT)
         self._prompts_to_skip = 1
+        self._start_drain()
         self._write(self._setup_line())
+
+    def _start_drain(self) -> None:
+        # The thread reads its own copy of the terminal's descriptor and its end of a
+        # pipe, and closes both itself: closing ours never pulls a descriptor from
+        # under its select. Closing our end of the pipe tells it to stop.
+        stop_read, self._drain_stop = os.pipe()
+        terminal = os.dup(self._fd)
+        thread = threading.Thread(
+            target=self._drain, args=(terminal, stop_read), name="toolplug-bash-drain"
+        )
+        thread.daemon = True
+        thread.start()
+
+    def _drain(self, terminal: int, stop: int) -> None:
+        """Between calls, read what the terminal prints into the spool.
+
+        It does not watch the terminal all the time: then every call's own output would
+        wake it too, which costs a call more than the call itself. It looks every
+        ``_DRAIN_TICK`` seconds (a writer waits at most that long on a full terminal)
+        and, once output flows, watches until it has been quiet for ``_DRAIN_QUIET``.
+        """
+        fd = self._fd
+        flowing = False
+        try:
+            while True:
+                watch = [terminal, stop] if flowing else [stop]
+                try:
+                    ready, _, _ = select.select(
+                        watch, [], [], _DRAIN_QUIET if flowing else _DRAIN_TICK
+                    )
+                except (OSError, ValueError):
+                    return
+                if stop in ready:
+                    return
+                if flowing and not ready:
+                    flowing = False  # quiet again
+                    continue
+                if not self._reading.acquire(blocking=False):
+                    flowing = False  # a call is reading the terminal itself
+                    continue
+                try:
+                    if self._closed or self._fd != fd:
+                        return
+                    read = self._drain_once(terminal)
+                finally:
+                    self._reading.release()
+                if read is None:
+                    return
+                flowing = read
+        finally:
+            os.close(terminal)
+            os.close(stop)
+
+    def _drain_once(self, terminal: int) -> bool | None:
+        """Spool what is readable now (at most 1 MiB); whether there was any, or None
+        when the terminal is gone."""
+        total = 0
+        while total < 16 * _READ_SIZE:
+            try:
+                data = os.read(terminal, _READ_SIZE)
+            except BlockingIOError:
+                break
+            except OSError:
+                return None  # the shell and its jobs are gone
+            if not data:
+                return None
+            self._spool.add(data)
+            total += len(data)
+        return total > 0
 
     def _setup_line(self) -> bytes:
         token = self._token.decode()
@@ -267,13 +414,13 @@ class ShellSession:
         return sorted({*procs.session_processes(leader), *procs.processes_with_env(marker)})
 
     def _release(self) -> None:
-        for fd in (self._fd, self._pidfd):
+        for fd in (self._drain_stop, self._fd, self._pidfd):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._fd = self._pidfd = -1
+        self._fd = self._pidfd = self._drain_stop = -1
         self.process = None
         self._running_since = None
 
@@ -298,6 +445,10 @@ class ShellSession:
         """Start a command and collect its output until it ends or a limit comes."""
         if not self.started:
             self.start()
+        with self._reading:
+            return self._run(command, limits)
+
+    def _run(self, command: str, limits: Limits) -> Outcome:
         capture = self._new_capture(limits)
         self._drain_into(capture)
         data = command.encode("utf-8", errors="surrogateescape")
@@ -315,10 +466,11 @@ class ShellSession:
 
     def send(self, data: bytes, limits: Limits) -> Outcome:
         """Type bytes to the running command (none: just wait) and collect output."""
-        capture = self._new_capture(limits)
-        if data:
-            self._write(data)
-        return self._collect(capture, limits)
+        with self._reading:
+            capture = self._new_capture(limits)
+            if data:
+                self._write(data)
+            return self._collect(capture, limits)
 
     def _new_capture(self, limits: Limits) -> OutputCapture:
         self._outputs += 1
@@ -402,7 +554,7 @@ class ShellSession:
                 wakeups.append(hard)
             if killing_since is not None:
                 wakeups.append(killing_since + _KILL_WAIT)
-            wait = max(min(wakeups) - now, 0.0)
+            wait = max(min(wakeups) - now, 0.0) if not self._spool else 0.0
             if self._pidfd < 0:
                 wait = min(wait, 0.1)  # no pidfd: look at the process now and then
             try:
@@ -464,8 +616,9 @@ class ShellSession:
         return self._scanner.flush() if self._scanner is not None else b""
 
     def _chunks(self) -> list[bytes]:
-        """Everything readable now, in reads of 64 KiB, at most 1 MiB per turn."""
-        chunks = []
+        """What was printed between calls, then everything readable now, in reads of
+        64 KiB, at most 1 MiB per turn."""
+        chunks = [self._spool.take()] if self._spool else []
         total = 0
         while total < 16 * _READ_SIZE:
             chunk = self._read()
