@@ -14,12 +14,18 @@ import pytest
 
 HERE = Path(__file__).parent
 DEMO_SERVER = HERE / "servers" / "demo_server.py"
+LIBRARY_SERVER = HERE / "servers" / "library_server.py"
 COUNTER_PLUGIN = HERE / "counter_plugin"
 
 
 def demo_stdio(**extra: object) -> dict[str, object]:
     """The mcpServers entry that runs the demo server over stdio."""
     return {"command": sys.executable, "args": [str(DEMO_SERVER)], **extra}
+
+
+def library_stdio(**extra: object) -> dict[str, object]:
+    """The mcpServers entry that runs the library server (it has resources) over stdio."""
+    return {"command": sys.executable, "args": [str(LIBRARY_SERVER)], **extra}
 
 
 def free_port() -> int:

@@ -25,6 +25,7 @@ def mcp_tools(
     config: Any = None,
     timeout: float = 60.0,
     init_timeout: float = 30.0,
+    resources: bool = True,
 ) -> list[ToolDefinition[Any, Any]]:
     """One tool per tool of every configured MCP server (none when nothing is configured).
 
@@ -32,7 +33,9 @@ def mcp_tools(
     """
     from toolplug_mcp.definition import mcp_tools as create
 
-    return create(context, config=config, timeout=timeout, init_timeout=init_timeout)
+    return create(
+        context, config=config, timeout=timeout, init_timeout=init_timeout, resources=resources
+    )
 
 
 @hookimpl

@@ -51,7 +51,7 @@ def list_command(
 
     from toolplug_mcp.config import ConfigError, load_config
     from toolplug_mcp.connection import ServerPool
-    from toolplug_mcp.definition import build_tools
+    from toolplug_mcp.definition import McpTool, build_tools
 
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
@@ -75,8 +75,14 @@ def list_command(
     pool = ServerPool(loaded.servers, loaded.source)
     try:
         run_sync(pool.start(), timeout=timeout + 30)
-        names = {(t.server, t.remote_name): t.name for t in build_tools(pool)}
-        report = _report(pool, names)
+        tools = build_tools(pool)
+        names = {(t.server, t.remote_name): t.name for t in tools if isinstance(t, McpTool)}
+        resources: dict[str, list[str]] = {}
+        for tool in tools:
+            origin = tool.meta.get("toolplug/mcp", {})
+            if origin.get("resources"):
+                resources.setdefault(origin["server"], []).append(tool.name)
+        report = _report(pool, names, resources)
     finally:
         pool.close()
     failed = any(s["status"] == "failed" for s in report)
@@ -92,10 +98,14 @@ def list_command(
             shown = tool["exported_as"]
             arrow = "" if shown == tool["name"] else f"  <- {tool['name']}"
             click.echo(f"{'':<20} {shown}{arrow}")
+        for shown in server["resource_tools"]:
+            click.echo(f"{'':<20} {shown}  (the server's resources)")
     sys.exit(1 if failed else 0)
 
 
-def _report(pool: Any, names: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+def _report(
+    pool: Any, names: dict[tuple[str, str], str], resources: dict[str, list[str]]
+) -> list[dict[str, Any]]:
     servers = []
     for name, conn in pool.connections.items():
         tools = [
@@ -109,6 +119,7 @@ def _report(pool: Any, names: dict[tuple[str, str], str]) -> list[dict[str, Any]
                 "target": conn.spec.describe(),
                 "error": conn.error,
                 "tools": tools,
+                "resource_tools": resources.get(name, []),
             }
         )
     return servers

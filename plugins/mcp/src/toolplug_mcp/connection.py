@@ -14,6 +14,7 @@ import atexit
 import logging
 import threading
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolplug.loop import run_sync
@@ -50,6 +51,9 @@ class ServerConnection:
         self.status = "disabled" if spec.disabled else "not connected"
         self.error: str | None = None
         self.tools: list[Any] = []  # the server's mcp_types.Tool list, from the last listing
+        #: Whether the server offers resources: it says it can, and lists some (many
+        #: servers claim the capability with nothing behind it).
+        self.offers_resources = False
         self._client: Any = None
         self._stop: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
@@ -140,29 +144,78 @@ class ServerConnection:
             ) from None
         return self.tools
 
+    async def probe_resources(self) -> bool:
+        """Find out whether the server has resources (sets :attr:`offers_resources`)."""
+        self.offers_resources = False
+        if getattr(_capabilities(self._client), "resources", None) is None:
+            return False
+        try:
+            resources, templates = await self.list_resources(self.spec.init_timeout)
+        except (ServerGone, CallTimedOut, CallRefused) as exc:
+            log.info("MCP server '%s': resources not listed: %s", self.spec.name, exc)
+            return False
+        self.offers_resources = bool(resources or templates)
+        return self.offers_resources
+
     async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
         """Call a tool; returns the raw MCP ``CallToolResult``.
 
         Raises :class:`ServerGone` (the next call reconnects), :class:`CallTimedOut` or
         :class:`CallRefused`, each with a message a model can act on.
         """
+        return await self._request(
+            f"tool '{name}'",
+            lambda client: client.call_tool_mcp(name, arguments, timeout=timeout),
+            timeout,
+        )
+
+    async def list_resources(self, timeout: float) -> tuple[list[Any], list[Any]]:
+        """The server's resources and resource templates (every page of each)."""
+
+        async def both(client: Any) -> tuple[list[Any], list[Any]]:
+            resources = list(await client.list_resources())
+            try:
+                templates = list(await client.list_resource_templates())
+            except Exception:
+                templates = []  # optional for servers: the plain listing still helps
+            return resources, templates
+
+        result: tuple[list[Any], list[Any]] = await self._request(
+            "the request to list its resources",
+            lambda client: asyncio.wait_for(both(client), timeout),
+            timeout,
+        )
+        return result
+
+    async def read_resource(self, uri: str, timeout: float) -> Any:
+        """Read one resource; returns the raw MCP ``ReadResourceResult``."""
+
+        return await self._request(
+            f"the request to read resource '{uri}'",
+            lambda client: asyncio.wait_for(client.read_resource_mcp(uri), timeout),
+            timeout,
+        )
+
+    async def _request(
+        self, what: str, send: Callable[[Any], Awaitable[Any]], timeout: float
+    ) -> Any:
+        """Send one request, mapping every way it can fail to this module's errors."""
         from mcp import MCPError
 
         client = await self._ensure_open()
         try:
-            return await client.call_tool_mcp(name, arguments, timeout=timeout)
+            return await send(client)
         except MCPError as exc:
             if exc.code == _REQUEST_TIMEOUT:
-                raise CallTimedOut(
-                    f"MCP server '{self.spec.name}' did not answer tool '{name}' within "
-                    f"{timeout:g} seconds"
-                ) from None
+                raise CallTimedOut(self._timed_out(what, timeout)) from None
             if exc.code == _CONNECTION_CLOSED:
                 await self._failed(exc)
-                raise ServerGone(self._gone_message(name, exc)) from None
+                raise ServerGone(self._gone_message(what, exc)) from None
             raise CallRefused(f"MCP server '{self.spec.name}' refused the call: {exc}") from None
         except asyncio.CancelledError:
             raise
+        except (asyncio.TimeoutError, TimeoutError):
+            raise CallTimedOut(self._timed_out(what, timeout)) from None
         except Exception as exc:
             if client.is_connected():
                 # Still connected: the result itself was bad (e.g. structuredContent
@@ -171,17 +224,28 @@ class ServerConnection:
                     f"MCP server '{self.spec.name}' sent a result the client rejected: {exc}"
                 ) from None
             await self._failed(exc)
-            raise ServerGone(self._gone_message(name, exc)) from None
+            raise ServerGone(self._gone_message(what, exc)) from None
 
-    def _gone_message(self, tool: str, exc: BaseException) -> str:
+    def _timed_out(self, what: str, timeout: float) -> str:
+        return f"MCP server '{self.spec.name}' did not answer {what} within {timeout:g} seconds"
+
+    def _gone_message(self, what: str, exc: BaseException) -> str:
         return (
-            f"MCP server '{self.spec.name}' stopped while running tool '{tool}' ({exc}). "
+            f"MCP server '{self.spec.name}' stopped while running {what} ({exc}). "
             "It will be restarted on the next call."
         )
 
     async def _failed(self, exc: BaseException) -> None:
         await self._reset()
         self.status, self.error = "failed", str(exc) or type(exc).__name__
+
+
+def _capabilities(client: Any) -> Any:
+    """What the server said it can do, however the connection was negotiated."""
+    capabilities = getattr(client, "server_capabilities", None)
+    if capabilities is None:  # fastmcp before server/discover: the initialize answer
+        capabilities = getattr(client.initialize_result, "capabilities", None)
+    return capabilities
 
 
 def _start_failure(exc: BaseException) -> str:
@@ -218,6 +282,8 @@ class ServerPool:
                 await conn.list_tools()
             except ServerGone as exc:
                 log.warning("MCP server '%s' is not available: %s", conn.spec.name, exc)
+                return
+            await conn.probe_resources()
 
         enabled = [c for c in self.connections.values() if not c.spec.disabled]
         await asyncio.gather(*(one(c) for c in enabled))

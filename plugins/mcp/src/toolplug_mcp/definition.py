@@ -17,6 +17,7 @@ from toolplug_mcp.config import load_config
 from toolplug_mcp.connection import ServerConnection, ServerPool
 from toolplug_mcp.impl import McpExecutor
 from toolplug_mcp.names import exported_name
+from toolplug_mcp.resources import resource_tools
 from toolplug_mcp.results import McpObservation
 from toolplug_mcp.schemas import (
     allows_null,
@@ -29,6 +30,8 @@ from toolplug_mcp.schemas import (
 
 #: The ``_meta`` key under which an exported tool names its server and original tool.
 META_KEY = "toolplug/mcp"
+#: The names of the two resource tools of a server (before any prefix).
+RESOURCE_TOOL_NAMES = ("list_resources", "read_resource")
 
 
 class McpArguments(Action):
@@ -155,19 +158,27 @@ def _annotations(raw: Any) -> ToolAnnotations | None:
     return ToolAnnotations(**known)
 
 
-def build_tools(pool: ServerPool) -> list[McpTool]:
-    """One definition per tool of every connected server in the pool.
+def build_tools(pool: ServerPool, *, resources: bool = True) -> list[ToolDefinition[Any, Any]]:
+    """One definition per tool of every connected server in the pool, and, with
+    ``resources``, the two resource tools of each server that offers resources.
 
     Names are prefixed with the server's key when several servers are configured.
     """
     enabled = [c for c in pool.connections.values() if not c.spec.disabled]
     prefixed = len(enabled) > 1
     taken: set[str] = set()
-    tools = []
+    tools: list[ToolDefinition[Any, Any]] = []
     for conn in enabled:
+        prefix = conn.spec.name if prefixed else None
         for remote in conn.tools:
-            name = exported_name(conn.spec.name if prefixed else None, remote.name, taken)
+            name = exported_name(prefix, remote.name, taken)
             tools.append(McpTool(name=name, remote=remote, connection=conn, pool=pool))
+    # After every server's own tools, so that those keep their names.
+    for conn in enabled:
+        if resources and conn.offers_resources:
+            prefix = conn.spec.name if prefixed else None
+            names = tuple(exported_name(prefix, n, taken) for n in RESOURCE_TOOL_NAMES)
+            tools += resource_tools((names[0], names[1]), pool, conn)
     return tools
 
 
@@ -177,6 +188,7 @@ def mcp_tools(
     config: Any = None,
     timeout: float = 60.0,
     init_timeout: float = 30.0,
+    resources: bool = True,
 ) -> list[ToolDefinition[Any, Any]]:
     """The ``mcp`` factory: one tool per tool of every configured MCP server.
 
@@ -184,7 +196,9 @@ def mcp_tools(
     it, ``TOOLPLUG_MCP_CONFIG`` names the file, else ``.toolplug/mcp.json`` in the
     workspace is read, else there are no servers and no tools. ``timeout`` is the
     default per-call timeout in seconds (a server's own ``timeout``, in milliseconds as
-    the format has it, wins); ``init_timeout`` bounds each server's start.
+    the format has it, wins); ``init_timeout`` bounds each server's start. With
+    ``resources`` (the default), a server that offers resources also gets a
+    ``list_resources`` and a ``read_resource`` tool.
     """
     if timeout <= 0 or init_timeout <= 0:
         raise ValueError("timeout and init_timeout must be positive numbers of seconds")
@@ -200,7 +214,7 @@ def mcp_tools(
     pool = ServerPool(loaded.servers, loaded.source)
     try:
         run_sync(pool.start(), timeout=init_timeout + 30)
-        tools = build_tools(pool)
+        tools = build_tools(pool, resources=resources)
     except BaseException:
         pool.close()
         raise
