@@ -8,17 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import toolplug_mcp
 from conftest import demo_stdio, library_stdio
+from test_client import load
 from test_serve import TOOLPLUG
-from toolplug import EmbeddedResource, ImageContent, TextContent, Tool, ToolContext, Toolset
-from toolplug.testing import registry_from, validate_observation_exports, validate_tool_exports
-
-
-def load(config: object, tmp_path: Path, **params: object) -> Toolset:
-    registry = registry_from(toolplug_mcp)
-    spec = Tool("mcp", {"config": config, **params})
-    return Toolset.load([spec], registry=registry, context=ToolContext(workspace=tmp_path))
+from toolplug import EmbeddedResource, ImageContent, TextContent, Toolset
+from toolplug.testing import validate_observation_exports, validate_tool_exports
 
 
 @pytest.fixture(scope="module")
