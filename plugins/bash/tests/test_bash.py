@@ -277,6 +277,29 @@ def test_hard_timeout_applies_while_control_is_away(make_bash: MakeBash) -> None
     assert not finished.running and finished.exit_code == 137
 
 
+def test_a_late_hard_limit_timer_spares_the_next_command(make_bash: MakeBash) -> None:
+    # The timer of a command that just ended fires as the next one starts: the race
+    # is forced here by calling the timer's target with the old command's start.
+    bash = make_bash(hard_timeout=30)
+    assert run(bash, "sleep 0.3; echo first", timeout=0.05).running
+    session = bash.executor.session
+    assert session is not None and session._hard_timer is not None
+    started_first = session._hard_timer.args[0]
+    assert run(bash, "", is_input=True, timeout=10).output == "first\n"
+    assert run(bash, "sleep 0.6; echo second", timeout=0.2).running
+    assert session._running_since != started_first
+    session._hard_limit_reached(started_first)  # the late timer of "echo first"
+    finished = run(bash, "", is_input=True, timeout=10)
+    assert finished.exit_code == 0 and finished.output == "second\n"
+    assert "hard limit" not in finished.text
+    # The timer of the running command itself still kills it.
+    assert run(bash, "sleep 60", timeout=0.2).running
+    assert session._hard_timer is not None
+    session._hard_limit_reached(session._hard_timer.args[0])
+    killed = run(bash, "", is_input=True, timeout=10)
+    assert "hard limit" in killed.text and not killed.running
+
+
 def test_concurrent_call_is_refused_not_interleaved(bash: Bash) -> None:
     results: list[Any] = []
     worker = threading.Thread(target=lambda: results.append(bash.call({"command": "sleep 1"})))

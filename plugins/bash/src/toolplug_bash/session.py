@@ -652,15 +652,21 @@ class ShellSession:
             return None
         return self._running_since + self.hard_timeout
 
-    def kill_foreground(self) -> None:
+    def kill_foreground(self, hard_limit_of: float | None = None) -> None:
         """Kill the foreground job's process group (the shell itself survives).
 
         Done once per command: the hard-limit timer and a waiting call may both get
-        here, and a second interrupt would reach the shell at its prompt.
+        here, and a second interrupt would reach the shell at its prompt. The timer
+        passes ``hard_limit_of``, the start of the command it was set for: when that
+        command has ended (and another may have begun), nothing is killed.
         """
         with self._kill_lock:
             if self._killed_command or self._running_since is None:
                 return
+            if hard_limit_of is not None:
+                if self._running_since != hard_limit_of:
+                    return  # a late timer: its command is over
+                self._limit_hit = True
             self._killed_command = True
         process = self.process
         if process is None:
@@ -687,7 +693,9 @@ class ShellSession:
         self._disarm_hard_limit()
         if self.hard_timeout is None:
             return
-        timer = threading.Timer(self.hard_timeout, self._hard_limit_reached)
+        timer = threading.Timer(
+            self.hard_timeout, self._hard_limit_reached, args=(self._running_since,)
+        )
         timer.daemon = True
         timer.start()
         self._hard_timer = timer
@@ -697,7 +705,6 @@ class ShellSession:
         if timer is not None:
             timer.cancel()
 
-    def _hard_limit_reached(self) -> None:
-        if self._running_since is not None and not self._closed:
-            self._limit_hit = True
-            self.kill_foreground()
+    def _hard_limit_reached(self, started: float) -> None:
+        if not self._closed:
+            self.kill_foreground(hard_limit_of=started)
