@@ -24,14 +24,15 @@ REPEATS = 400
 START_REPEATS = 30
 
 
-def median_seconds(action: Callable[[], object], repeats: int) -> float:
-    """Median wall time of ``action`` over ``repeats`` runs."""
-    times = []
+def interleaved(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median wall time of each run, the runs alternated so that noise hits them alike."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 REGISTRY = registry_from(toolplug_bash)
@@ -91,15 +92,20 @@ def bench_round_trip(workspace: str) -> bool:
         echo = b"echo hi\n"
         with_status = b"echo hi; printf '%s;%s\\n' $? \"$PWD\"\n"
         pipes.round_trip(echo, b"hi\n")
-        floor_echo = median_seconds(lambda: pipes.round_trip(echo, b"hi\n"), REPEATS)
-        floor_status = median_seconds(
-            lambda: pipes.round_trip(with_status, workspace.encode() + b"\n"), REPEATS
-        )
         from toolplug_bash import BashAction
 
         action = BashAction(command="echo hi")
-        ours_executor = median_seconds(lambda: executor(action), REPEATS)
-        ours_call = median_seconds(lambda: tool.call({"command": "echo hi"}), REPEATS)
+        medians = interleaved(
+            {
+                "echo": lambda: pipes.round_trip(echo, b"hi\n"),
+                "status": lambda: pipes.round_trip(with_status, workspace.encode() + b"\n"),
+                "executor": lambda: executor(action),
+                "call": lambda: tool.call({"command": "echo hi"}),
+            },
+            REPEATS,
+        )
+        floor_echo, floor_status = medians["echo"], medians["status"]
+        ours_executor, ours_call = medians["executor"], medians["call"]
     finally:
         pipes.close()
         tool.close()
@@ -131,11 +137,18 @@ def bench_session_start(workspace: str) -> bool:
 
     ours()
     floor()
-    floor_time = median_seconds(floor, START_REPEATS)
-    create_and_first = statistics.median(
-        [_timed(lambda: make_tool(workspace)) + ours_start_only() for _ in range(START_REPEATS)]
-    )
+    floor_times, our_times = [], []
+    for _ in range(START_REPEATS):  # alternated, so that noise hits both alike
+        floor_times.append(_timed_call(floor))
+        our_times.append(_timed(lambda: make_tool(workspace)) + ours_start_only())
+    floor_time, create_and_first = statistics.median(floor_times), statistics.median(our_times)
     return report("session start + first echo hi (vs bare bash)", create_and_first, floor_time, 2)
+
+
+def _timed_call(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
 
 
 def _timed(action: Callable[[], object]) -> float:
