@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolplug import Observation, ToolExecutor
+from toolplug import Observation, TextContent, ToolExecutor
 
 from toolplug_bash.environment import session_env
 from toolplug_bash.output import SecretMasker, render
@@ -204,8 +204,10 @@ class BashExecutor(ToolExecutor["BashAction", "BashObservation"]):
                 f"{self.config.workspace} (variables, functions and the directory were reset)."
             )
         parts = [*notes, shown if shown.strip() else "(no output)", status]
-        return BashObservation.from_text(
-            "\n".join(p.rstrip("\n") for p in parts),
+        # Built without validation: every value is typed here, and validating the
+        # model would be a tenth of a short command's round trip.
+        return BashObservation.model_construct(
+            content=[TextContent.model_construct(text="\n".join(p.rstrip("\n") for p in parts))],
             output=shown,
             exit_code=outcome.exit_code,
             cwd=outcome.cwd or cwd,

@@ -626,6 +626,8 @@ class ShellSession:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            if len(chunk) < _READ_SIZE:
+                break  # a short read emptied the terminal: the next wait will see more
         return chunks
 
     def _parse_prompt(self, body: bytes) -> int:
