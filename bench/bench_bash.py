@@ -17,23 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import toolplug_bash
+from timing import interleaved
 from toolplug import Tool, ToolContext
 from toolplug.testing import registry_from
 
 REPEATS = 400
 START_REPEATS = 30
-
-
-def interleaved(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median wall time of each run, the runs alternated so that noise hits them alike."""
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(repeats):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
-
 
 REGISTRY = registry_from(toolplug_bash)
 

@@ -17,14 +17,13 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import toolplug_glob
+from timing import interleaved, median_time
 from toolplug import Tool, ToolContext
 from toolplug.testing import registry_from
 from toolplug_glob.ripgrep import find_ripgrep
@@ -79,27 +78,6 @@ def make_tree(root: Path) -> int:
     else:
         (root / ".git").mkdir()  # ripgrep only looks for the directory
     return count
-
-
-def median_time(run: Callable[[], object], repeats: int) -> float:
-    """Median wall time of ``run`` over ``repeats`` calls."""
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
-def interleaved(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Medians of several runs, alternated so that machine noise hits them alike."""
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(repeats):
-        for name, run in runs.items():
-            started = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - started)
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def line(what: str, ours: float, floor: float, target: float, floor_name: str) -> str:

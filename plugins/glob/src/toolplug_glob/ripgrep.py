@@ -136,7 +136,7 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
             separator.ignore_files,
             options.name_regex.fullmatch,
             listed_endings=separator.endings,
-            named_directories=separator.finder if separator.named_directories else None,
+            named_directories=separator.named_directories,
         )
         if check_ignored.can_exclude:
             report.keep = check_ignored.keep
@@ -157,17 +157,18 @@ class _Separator:
         self.endings = endings
         self._directory_endings = [f"{ending}/" for ending in endings]
         self.ignore_files: list[str] = []
-        self.named_directories = False
+        #: The finder, once a listed path turned out to lie below such a directory.
+        self.named_directories: re.Pattern[str] | None = None
 
     def __call__(self, paths: list[str]) -> None:
         joined = "\0".join(paths)  # one search per batch, not one per path
         if (
-            not self.named_directories
+            self.named_directories is None
             # a plain substring search first: the regex tries every position
             and any(ending in joined for ending in self._directory_endings)
             and self.finder.search(joined)
         ):
-            self.named_directories = True
+            self.named_directories = self.finder
         if not any(name in joined for name in IGNORE_FILES):
             self.sink(paths)
             return

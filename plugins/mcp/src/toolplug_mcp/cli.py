@@ -52,6 +52,7 @@ def list_command(
     from toolplug_mcp.config import ConfigError, load_config
     from toolplug_mcp.connection import ServerPool
     from toolplug_mcp.definition import McpTool, build_tools
+    from toolplug_mcp.names import META_KEY
 
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
@@ -79,7 +80,7 @@ def list_command(
         names = {(t.server, t.remote_name): t.name for t in tools if isinstance(t, McpTool)}
         resources: dict[str, list[str]] = {}
         for tool in tools:
-            origin = tool.meta.get("toolplug/mcp", {})
+            origin = tool.meta.get(META_KEY, {})
             if origin.get("resources"):
                 resources.setdefault(origin["server"], []).append(tool.name)
         report = _report(pool, names, resources)

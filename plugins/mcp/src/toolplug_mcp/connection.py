@@ -30,15 +30,19 @@ _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 
 
-class ServerGone(Exception):
+class RequestFailed(Exception):
+    """A request to a server failed; the message says why, for a model to act on."""
+
+
+class ServerGone(RequestFailed):
     """The server's connection broke (the process died, the network went away)."""
 
 
-class CallTimedOut(Exception):
+class CallTimedOut(RequestFailed):
     """The server did not answer within the timeout."""
 
 
-class CallRefused(Exception):
+class CallRefused(RequestFailed):
     """The server answered the call with a protocol error (what SDK servers do on failure)."""
 
 
@@ -147,11 +151,12 @@ class ServerConnection:
     async def probe_resources(self) -> bool:
         """Find out whether the server has resources (sets :attr:`offers_resources`)."""
         self.offers_resources = False
-        if getattr(_capabilities(self._client), "resources", None) is None:
+        capabilities = self._client.server_capabilities if self._client else None
+        if getattr(capabilities, "resources", None) is None:
             return False
         try:
             resources, templates = await self.list_resources(self.spec.init_timeout)
-        except (ServerGone, CallTimedOut, CallRefused) as exc:
+        except RequestFailed as exc:
             log.info("MCP server '%s': resources not listed: %s", self.spec.name, exc)
             return False
         self.offers_resources = bool(resources or templates)
@@ -240,14 +245,6 @@ class ServerConnection:
         self.status, self.error = "failed", str(exc) or type(exc).__name__
 
 
-def _capabilities(client: Any) -> Any:
-    """What the server said it can do, however the connection was negotiated."""
-    capabilities = getattr(client, "server_capabilities", None)
-    if capabilities is None:  # fastmcp before server/discover: the initialize answer
-        capabilities = getattr(client.initialize_result, "capabilities", None)
-    return capabilities
-
-
 def _start_failure(exc: BaseException) -> str:
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
         return "the server did not finish starting in time"
@@ -270,8 +267,9 @@ class ServerPool:
         self._guard = threading.Lock()
         _open_pools.add(self)
 
-    async def start(self) -> None:
-        """Connect to every enabled server at once and list their tools.
+    async def start(self, *, resources: bool = True) -> None:
+        """Connect to every enabled server at once and list their tools (and, with
+        ``resources``, find out which have resources).
 
         A server that fails is marked ``failed`` with the reason and logged; the others
         go on.
@@ -283,7 +281,8 @@ class ServerPool:
             except ServerGone as exc:
                 log.warning("MCP server '%s' is not available: %s", conn.spec.name, exc)
                 return
-            await conn.probe_resources()
+            if resources:
+                await conn.probe_resources()
 
         enabled = [c for c in self.connections.values() if not c.spec.disabled]
         await asyncio.gather(*(one(c) for c in enabled))

@@ -16,9 +16,10 @@ from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
 from toolplug_mcp.config import load_config
 from toolplug_mcp.connection import ServerConnection, ServerPool
 from toolplug_mcp.impl import McpExecutor
-from toolplug_mcp.names import exported_name
+from toolplug_mcp.names import META_KEY, exported_name
 from toolplug_mcp.resources import resource_tools
 from toolplug_mcp.results import McpObservation
+from toolplug_mcp.results import wire as to_wire
 from toolplug_mcp.schemas import (
     allows_null,
     describe_errors,
@@ -28,8 +29,6 @@ from toolplug_mcp.schemas import (
     make_validator,
 )
 
-#: The ``_meta`` key under which an exported tool names its server and original tool.
-META_KEY = "toolplug/mcp"
 #: The names of the two resource tools of a server (before any prefix).
 RESOURCE_TOOL_NAMES = ("list_resources", "read_resource")
 
@@ -64,7 +63,7 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
     def __init__(
         self, *, name: str, remote: Any, connection: ServerConnection, pool: ServerPool
     ) -> None:
-        wire = remote.model_dump(mode="json", by_alias=True, exclude_none=True)
+        wire = to_wire(remote)
         raw_input = wire.get("inputSchema") or {"type": "object", "properties": {}}
         exported = export_schema(raw_input)
         action_type = type(f"McpArguments_{name}", (McpArguments,), {"server_schema": exported})
@@ -177,8 +176,8 @@ def build_tools(pool: ServerPool, *, resources: bool = True) -> list[ToolDefinit
     for conn in enabled:
         if resources and conn.offers_resources:
             prefix = conn.spec.name if prefixed else None
-            names = tuple(exported_name(prefix, n, taken) for n in RESOURCE_TOOL_NAMES)
-            tools += resource_tools((names[0], names[1]), pool, conn)
+            list_name, read_name = (exported_name(prefix, n, taken) for n in RESOURCE_TOOL_NAMES)
+            tools += resource_tools(list_name, read_name, pool, conn)
     return tools
 
 
@@ -213,7 +212,7 @@ def mcp_tools(
         return []
     pool = ServerPool(loaded.servers, loaded.source)
     try:
-        run_sync(pool.start(), timeout=init_timeout + 30)
+        run_sync(pool.start(resources=resources), timeout=init_timeout + 30)
         tools = build_tools(pool, resources=resources)
     except BaseException:
         pool.close()

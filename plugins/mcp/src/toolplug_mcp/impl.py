@@ -7,30 +7,40 @@ from typing import Any
 from toolplug import Observation, ToolExecutor
 from toolplug.loop import arun
 
-from toolplug_mcp.connection import (
-    CallRefused,
-    CallTimedOut,
-    ServerConnection,
-    ServerGone,
-    ServerPool,
-)
+from toolplug_mcp.connection import RequestFailed, ServerConnection, ServerPool
 from toolplug_mcp.results import to_observation
 
 
-class McpExecutor(ToolExecutor[Any, Observation]):
+class ServerExecutor(ToolExecutor[Any, Observation]):
+    """An executor that talks to one server of a pool, holding the pool while it lives.
+
+    Closing releases the executor's hold on the pool (the last release ends the server
+    processes).
+    """
+
+    def __init__(self, pool: ServerPool, connection: ServerConnection) -> None:
+        self.pool = pool
+        self.connection = connection
+        pool.acquire()
+        self._released = False
+
+    def close(self) -> None:
+        """Release the pool (once)."""
+        if not self._released:
+            self._released = True
+            self.pool.release()
+
+
+class McpExecutor(ServerExecutor):
     """Calls one tool of one MCP server over the pool's shared connection.
 
     ``__call__`` is native async; whatever loop it is awaited on, the call itself runs
-    on the client loop that owns the connection. Closing releases the executor's hold
-    on the pool (the last release ends the server processes).
+    on the client loop that owns the connection.
     """
 
     def __init__(self, pool: ServerPool, connection: ServerConnection, remote_name: str) -> None:
-        self.pool = pool
-        self.connection = connection
+        super().__init__(pool, connection)
         self.remote_name = remote_name
-        pool.acquire()
-        self._released = False
 
     async def __call__(self, action: Any) -> Observation:
         return await arun(self._call(action.arguments()))
@@ -40,12 +50,6 @@ class McpExecutor(ToolExecutor[Any, Observation]):
             result = await self.connection.call_tool(
                 self.remote_name, arguments, self.connection.spec.timeout
             )
-        except (ServerGone, CallTimedOut, CallRefused) as exc:
+        except RequestFailed as exc:
             return Observation.error(str(exc))
         return to_observation(result)
-
-    def close(self) -> None:
-        """Release the pool (once)."""
-        if not self._released:
-            self._released = True
-            self.pool.release()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+#: The ``_meta`` key under which an exported tool names its server (and original tool).
+META_KEY = "toolplug/mcp"
 MAX_NAME = 64
 SEPARATOR = "__"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")

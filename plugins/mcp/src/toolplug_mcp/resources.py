@@ -23,17 +23,13 @@ from toolplug import (
     TextContent,
     ToolAnnotations,
     ToolDefinition,
-    ToolExecutor,
 )
 from toolplug.loop import arun
 
-from toolplug_mcp.connection import (
-    CallRefused,
-    CallTimedOut,
-    ServerConnection,
-    ServerGone,
-    ServerPool,
-)
+from toolplug_mcp.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.impl import ServerExecutor
+from toolplug_mcp.names import META_KEY
+from toolplug_mcp.results import wire
 
 #: Reading a resource changes nothing; what it returns comes from outside.
 RESOURCE_ANNOTATIONS = ToolAnnotations(
@@ -65,27 +61,7 @@ class ResourceListing(Observation):
     )
 
 
-class _ResourceExecutor(ToolExecutor[Any, Observation]):
-    """Shared by the two tools: the server's connection, and a hold on the pool."""
-
-    def __init__(self, pool: ServerPool, connection: ServerConnection) -> None:
-        self.pool = pool
-        self.connection = connection
-        pool.acquire()
-        self._released = False
-
-    @property
-    def server(self) -> str:
-        return self.connection.spec.name
-
-    def close(self) -> None:
-        """Release the pool (once)."""
-        if not self._released:
-            self._released = True
-            self.pool.release()
-
-
-class ListResources(_ResourceExecutor):
+class ListResources(ServerExecutor):
     """Lists the server's resources and resource templates."""
 
     async def __call__(self, action: ListResourcesAction) -> Observation:
@@ -96,16 +72,18 @@ class ListResources(_ResourceExecutor):
             resources, templates = await self.connection.list_resources(
                 self.connection.spec.timeout
             )
-        except (ServerGone, CallTimedOut, CallRefused) as exc:
+        except RequestFailed as exc:
             return Observation.error(str(exc))
-        listed = [_wire(resource) for resource in resources]
-        patterns = [_wire(template) for template in templates]
+        listed = [wire(resource) for resource in resources]
+        patterns = [wire(template) for template in templates]
         return ResourceListing.from_text(
-            _listing_text(self.server, listed, patterns), resources=listed, templates=patterns
+            _listing_text(self.connection.spec.name, listed, patterns),
+            resources=listed,
+            templates=patterns,
         )
 
 
-class ReadResource(_ResourceExecutor):
+class ReadResource(ServerExecutor):
     """Reads one resource of the server."""
 
     async def __call__(self, action: ReadResourceAction) -> Observation:
@@ -114,27 +92,27 @@ class ReadResource(_ResourceExecutor):
     async def _read(self, uri: str) -> Observation:
         try:
             result = await self.connection.read_resource(uri, self.connection.spec.timeout)
-        except (ServerGone, CallTimedOut, CallRefused) as exc:
+        except RequestFailed as exc:
             return Observation.error(
                 f"{exc}. List the resources to see which URIs this server has."
             )
-        contents = [_wire(item) for item in getattr(result, "contents", None) or []]
+        contents = [wire(item) for item in getattr(result, "contents", None) or []]
         if not contents:
             return Observation.from_text(f"The resource '{uri}' is empty.")
         return Observation(content=[_block(item) for item in contents])
 
 
 def resource_tools(
-    names: tuple[str, str], pool: ServerPool, connection: ServerConnection
+    list_name: str, read_name: str, pool: ServerPool, connection: ServerConnection
 ) -> list[ToolDefinition[Any, Any]]:
     """The listing and reading tools of one server, under the two given names."""
     server = connection.spec.name
-    meta = {"toolplug/mcp": {"server": server, "resources": True}}
+    meta = {META_KEY: {"server": server, "resources": True}}
     listing: ToolDefinition[Any, Any] = ToolDefinition(
-        name=names[0],
+        name=list_name,
         description=f"List the resources (files, records, documents) that MCP server "
         f"'{server}' offers, with their URIs, and its resource templates. Read one with "
-        f"{names[1]}.",
+        f"{read_name}.",
         action_type=ListResourcesAction,
         observation_type=ResourceListing,
         executor=ListResources(pool, connection),
@@ -142,9 +120,9 @@ def resource_tools(
         meta=meta,
     )
     reading: ToolDefinition[Any, Any] = ToolDefinition(
-        name=names[1],
+        name=read_name,
         description=f"Read a resource of MCP server '{server}' by its URI (see "
-        f"{names[0]} for the URIs and templates).",
+        f"{list_name} for the URIs and templates).",
         action_type=ReadResourceAction,
         executor=ReadResource(pool, connection),
         annotations=RESOURCE_ANNOTATIONS,
@@ -153,14 +131,6 @@ def resource_tools(
     for tool in (listing, reading):
         tool.origin = f"resources of MCP server '{server}'"
     return [listing, reading]
-
-
-def _wire(model: Any) -> dict[str, Any]:
-    """An SDK model as its wire JSON (camelCase keys, no nulls)."""
-    if hasattr(model, "model_dump"):
-        dumped: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return dumped
-    return dict(model)
 
 
 def _listing_text(

@@ -33,13 +33,16 @@ class McpObservation(Observation):
         return None
 
 
+def wire(model: Any) -> Any:
+    """An MCP SDK model as its wire JSON (camelCase keys, no nulls); JSON as it is."""
+    if hasattr(model, "model_dump"):
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return model
+
+
 def to_block(raw: Any) -> Any:
     """One MCP content block (an SDK model or wire JSON) as a toolplug block."""
-    data = (
-        raw.model_dump(mode="json", by_alias=True, exclude_none=True)
-        if hasattr(raw, "model_dump")
-        else raw
-    )
+    data = wire(raw)
     try:
         return _BLOCK.validate_python(data)
     except ValidationError:
