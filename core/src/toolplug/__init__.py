@@ -11,72 +11,49 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_LAZY = {
-    "hookimpl": "toolplug.hookspecs",
-    "Action": "toolplug.model",
-    "Observation": "toolplug.model",
-    "ToolAnnotations": "toolplug.model",
-    "TextContent": "toolplug.content",
-    "ImageContent": "toolplug.content",
-    "AudioContent": "toolplug.content",
-    "ResourceLink": "toolplug.content",
-    "EmbeddedResource": "toolplug.content",
-    "TextResourceContents": "toolplug.content",
-    "BlobResourceContents": "toolplug.content",
-    "ContentBlock": "toolplug.content",
-    "ToolExecutor": "toolplug.definition",
-    "ToolDefinition": "toolplug.definition",
-    "ToolContext": "toolplug.context",
-    "Tool": "toolplug.context",
-    "ToolRegistry": "toolplug.registry",
-    "Toolset": "toolplug.toolset",
-    "ToolError": "toolplug.errors",
-    "UnknownToolError": "toolplug.errors",
-    "ToolParamsError": "toolplug.errors",
-    "ToolConflictError": "toolplug.errors",
-    "PluginSelectionError": "toolplug.errors",
-    "ArgumentError": "toolplug.arguments",
-    "ToolCall": "toolplug.dispatch",
-    "LatentObservation": "toolplug.dispatch",
-    "DispatchError": "toolplug.dispatch",
-    "tool_result_message": "toolplug.dispatch",
-    "ComposeError": "toolplug.compose",
-    "ComposedResult": "toolplug.compose",
+#: The public names, by the module that defines them: the one list of them. The
+#: ``TYPE_CHECKING`` imports below mirror it for type checkers (a test keeps the two
+#: equal). Besides these, the documented public modules are ``toolplug.formats``,
+#: ``toolplug.loop``, ``toolplug.testing`` and ``toolplug.hookspecs``.
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "toolplug.hookspecs": ("hookimpl",),
+    "toolplug.model": ("Action", "Observation", "ToolAnnotations"),
+    "toolplug.content": (
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+        "ResourceLink",
+        "EmbeddedResource",
+        "TextResourceContents",
+        "BlobResourceContents",
+        "ContentBlock",
+    ),
+    "toolplug.definition": ("ToolExecutor", "ToolDefinition"),
+    "toolplug.context": ("ToolContext", "Tool"),
+    "toolplug.registry": ("ToolRegistry",),
+    "toolplug.toolset": ("Toolset",),
+    "toolplug.errors": (
+        "ToolError",
+        "ArgumentError",
+        "UnknownToolError",
+        "ToolParamsError",
+        "ToolConflictError",
+        "PluginSelectionError",
+        "SchemaError",
+        "FormatError",
+        "DispatchError",
+        "ComposeError",
+    ),
+    "toolplug.arguments": ("parse_arguments", "describe_schema"),
+    "toolplug.schema": ("SECURITY_RISK_FIELD", "with_security_risk"),
+    "toolplug.names": ("NameMap", "provider_name"),
+    "toolplug.dispatch": ("ToolCall", "LatentObservation", "tool_result_message"),
+    "toolplug.compose": ("ComposedResult",),
 }
 
-__all__ = [
-    "__version__",
-    "hookimpl",
-    "Action",
-    "Observation",
-    "ToolAnnotations",
-    "TextContent",
-    "ImageContent",
-    "AudioContent",
-    "ResourceLink",
-    "EmbeddedResource",
-    "TextResourceContents",
-    "BlobResourceContents",
-    "ContentBlock",
-    "ToolExecutor",
-    "ToolDefinition",
-    "ToolContext",
-    "Tool",
-    "ToolRegistry",
-    "Toolset",
-    "ToolError",
-    "UnknownToolError",
-    "ToolParamsError",
-    "ToolConflictError",
-    "PluginSelectionError",
-    "ArgumentError",
-    "ToolCall",
-    "LatentObservation",
-    "DispatchError",
-    "tool_result_message",
-    "ComposeError",
-    "ComposedResult",
-]
+_LAZY = {name: module for module, names in _PUBLIC.items() for name in names}
+
+__all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:
@@ -93,8 +70,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from toolplug.arguments import ArgumentError
-    from toolplug.compose import ComposedResult, ComposeError
+    from toolplug.arguments import describe_schema, parse_arguments
+    from toolplug.compose import ComposedResult
     from toolplug.content import (
         AudioContent,
         BlobResourceContents,
@@ -107,9 +84,14 @@ if TYPE_CHECKING:
     )
     from toolplug.context import Tool, ToolContext
     from toolplug.definition import ToolDefinition, ToolExecutor
-    from toolplug.dispatch import DispatchError, LatentObservation, ToolCall, tool_result_message
+    from toolplug.dispatch import LatentObservation, ToolCall, tool_result_message
     from toolplug.errors import (
+        ArgumentError,
+        ComposeError,
+        DispatchError,
+        FormatError,
         PluginSelectionError,
+        SchemaError,
         ToolConflictError,
         ToolError,
         ToolParamsError,
@@ -117,5 +99,7 @@ if TYPE_CHECKING:
     )
     from toolplug.hookspecs import hookimpl
     from toolplug.model import Action, Observation, ToolAnnotations
+    from toolplug.names import NameMap, provider_name
     from toolplug.registry import ToolRegistry
+    from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
     from toolplug.toolset import Toolset

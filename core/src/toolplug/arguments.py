@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from toolplug.errors import ArgumentError
 from toolplug.schema import SECURITY_RISK_FIELD
 
 # Validation errors that mean "a JSON string arrived where structured data belongs".
@@ -29,10 +30,6 @@ _STRUCTURE_ERRORS = {
     "is_instance_of",
 }
 _MAX_REPAIR_ROUNDS = 4
-
-
-class ArgumentError(ValueError):
-    """The arguments cannot be turned into the tool's action; the message says why."""
 
 
 def parse_arguments(arguments: Any) -> tuple[dict[str, Any], list[str]]:

@@ -25,12 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolplug._names import provider_name
-from toolplug.arguments import ArgumentError, validate_action
+from toolplug.arguments import validate_action
 from toolplug.definition import ToolDefinition
 from toolplug.dispatch import LatentObservation, ToolCall, dispatch
-from toolplug.errors import ToolError
+from toolplug.errors import ArgumentError, ComposeError
 from toolplug.model import Observation
+from toolplug.names import provider_name
 from toolplug.schema import clean_schema, to_strict
 
 __all__ = ["TOOL_KEY", "ComposeError", "ComposedResult", "compose", "run_composed"]
@@ -40,13 +40,6 @@ OutputSchema = Mapping[str, Any] | type[BaseModel] | None
 #: The key of each call that names its tool.
 TOOL_KEY = "_tool"
 _DEFS = "#/$defs/"
-
-
-class ComposeError(ToolError, ValueError):
-    """A composed response that cannot be used as a whole; the message says why.
-
-    The message is written for the model: send it back and ask for a new response.
-    """
 
 
 @dataclass

@@ -12,8 +12,9 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from toolplug.arguments import ArgumentError, parse_arguments, validate_action
+from toolplug.arguments import parse_arguments, validate_action
 from toolplug.content import TextContent
+from toolplug.errors import ArgumentError
 from toolplug.loop import run_sync
 from toolplug.model import Action, Observation, ToolAnnotations
 from toolplug.schema import clean_schema, to_strict, with_security_risk

@@ -40,12 +40,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from toolplug._names import NameMap, name_map, provider_name
-from toolplug.arguments import ArgumentError
 from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
-from toolplug.errors import ToolError
+from toolplug.errors import ArgumentError, DispatchError
 from toolplug.model import Observation
+from toolplug.names import NameMap, name_map, provider_name
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -87,10 +86,6 @@ class ToolCall:
     id: str
     name: str
     arguments: Any = None
-
-
-class DispatchError(ToolError, ValueError):
-    """The calls given to dispatch are in no shape it knows (a host bug, not a model's)."""
 
 
 class LatentObservation(Observation):

@@ -1,10 +1,47 @@
-"""Errors raised to hosts (never to models: those get error observations)."""
+"""Every error toolplug raises to a host, in one place.
+
+Models never see these: a model's bad call comes back as an error observation. Hosts
+and plugin authors see them when they misuse the API or the environment is broken.
+
+The hierarchy::
+
+    ToolError                       base class; the message says what to do
+    ├── ArgumentError               arguments that cannot become the tool's action (ValueError)
+    ├── UnknownToolError            a tool name nothing registered (LookupError)
+    ├── ToolParamsError             params a tool does not take, or a missing one (TypeError)
+    ├── ToolConflictError           two plugins registered one tool name
+    ├── PluginSelectionError        a plugin enabled by name that is not installed (ValueError)
+    ├── SchemaError                 a schema the requested export cannot express (ValueError)
+    ├── FormatError                 a format not registered, or a broken one (ValueError)
+    ├── DispatchError               calls in no shape any format reads (ValueError)
+    └── ComposeError                a composed response unusable as a whole (ValueError)
+"""
 
 from __future__ import annotations
+
+__all__ = [
+    "ArgumentError",
+    "ComposeError",
+    "DispatchError",
+    "FormatError",
+    "PluginSelectionError",
+    "SchemaError",
+    "ToolConflictError",
+    "ToolError",
+    "ToolParamsError",
+    "UnknownToolError",
+]
 
 
 class ToolError(Exception):
     """Base class of toolplug's errors; the message says what to do."""
+
+
+class ArgumentError(ToolError, ValueError):
+    """The arguments cannot be turned into the tool's action; the message says why.
+
+    The safe entry points turn it into an error observation for the model.
+    """
 
 
 class UnknownToolError(ToolError, LookupError):
@@ -24,3 +61,22 @@ class ToolConflictError(ToolError):
 
 class PluginSelectionError(ToolError, ValueError):
     """A plugin named for enabling that is not installed."""
+
+
+class SchemaError(ToolError, ValueError):
+    """A schema cannot be expressed in the requested export format."""
+
+
+class FormatError(ToolError, ValueError):
+    """A provider format name that is not registered, or a format that breaks the interface."""
+
+
+class DispatchError(ToolError, ValueError):
+    """The calls given to dispatch are in no shape a format reads (a host bug, not a model's)."""
+
+
+class ComposeError(ToolError, ValueError):
+    """A composed response that cannot be used as a whole; the message says why.
+
+    The message is written for the model: send it back and ask for a new response.
+    """

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from toolplug.errors import SchemaError
+
 # Keys whose value maps names to sub-schemas (so a key called "title" there is a name).
 _NAME_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
 # Keys whose value is one sub-schema or a list of them.
@@ -45,10 +47,6 @@ SECURITY_RISK_SCHEMA: dict[str, Any] = {
         "in the workspace), HIGH (deletes data, touches the system or the network)."
     ),
 }
-
-
-class SchemaError(ValueError):
-    """A schema cannot be expressed in the requested export format."""
 
 
 def _walk(node: Any, fn: Any) -> Any:

@@ -17,7 +17,7 @@ from toolplug.model import Observation
 from toolplug.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from toolplug._names import NameMap
+    from toolplug.names import NameMap
 
 AnyTool = ToolDefinition[Any, Any]
 
@@ -96,12 +96,12 @@ class Toolset(Mapping[str, AnyTool]):
         A name with a dot, or longer than 64 characters (an MCP server's tool behind a
         prefix), is exported under a mapped name; :meth:`dispatch` maps it back.
         """
-        from toolplug._names import name_map
+        from toolplug.names import name_map
 
         return name_map(self)
 
     def _renamed(self, specs: Iterable[tuple[AnyTool, dict[str, Any]]]) -> list[dict[str, Any]]:
-        from toolplug._names import rename_tool
+        from toolplug.names import rename_tool
 
         names = self.provider_names()
         return [rename_tool(spec, names.external(tool.name)) for tool, spec in specs]
