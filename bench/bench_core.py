@@ -59,7 +59,7 @@ def bench_call() -> bool:
     args = {"a": 2, "b": 3}
 
     def ours() -> object:
-        return tool.call(args).to_llm_content
+        return tool.call(args).llm_content
 
     def floor() -> object:
         action = AddAction.model_validate(args)

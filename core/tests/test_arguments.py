@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, Field
 from toolplug import Action, Observation, ToolDefinition
+from toolplug.formats import export_tool
 
 
 class Point(BaseModel):
@@ -157,7 +158,9 @@ def test_nested_nulls_are_what_the_strict_schema_allows() -> None:
 
     tool = ToolDefinition(name="scene", description="Scene.", action_type=FixedKeys)
     arguments = {**NESTED_NULLS, "labels": None}
-    jsonschema.validate(arguments, tool.to_openai_tool(strict=True)["function"]["parameters"])
+    jsonschema.validate(
+        arguments, export_tool(tool, "openai", strict=True)["function"]["parameters"]
+    )
     with pytest.raises(jsonschema.ValidationError):  # and the plain schema does not
         jsonschema.validate(arguments, tool.input_schema())
 

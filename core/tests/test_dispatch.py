@@ -33,10 +33,10 @@ from toolplug.dispatch import (
     adispatch,
     dispatch,
     name_map,
-    parse_calls,
     provider_name,
     tool_result_message,
 )
+from toolplug.formats import render
 
 openai_chat = pytest.importorskip("openai.types.chat")
 openai_responses = pytest.importorskip("openai.types.responses")
@@ -393,16 +393,6 @@ def test_shapes_dispatch_cannot_read(toolset: Toolset) -> None:
         dispatch(toolset, [], max_concurrency=0)
 
 
-def test_parse_calls() -> None:
-    fmt, calls = parse_calls(ANTHROPIC_MESSAGE)
-    assert fmt == "anthropic"
-    assert calls[0] == ToolCall("toolu_01A09q90qw90lq917835lq9", "echo", {"text": "hi"})
-    assert parse_calls([], format="responses") == ("responses", [])
-
-
-# -- async tools and adispatch ---------------------------------------------------------------
-
-
 def test_async_tool_from_sync_dispatch(toolset: Toolset) -> None:
     (result,) = dispatch(toolset, [ToolCall("1", "aecho", {"text": "x"})], format="mcp")
     assert result["content"][0]["text"] == "async x"
@@ -426,7 +416,7 @@ def test_latent_tools_are_validated_not_run(toolset: Toolset) -> None:
     assert isinstance(obs, LatentObservation)
     assert obs.data == {"label": "positive", "confidence": 0.9}
     assert json.loads(obs.text) == obs.data
-    assert obs.to_mcp_result()["structuredContent"] == obs.data
+    assert render(obs, "mcp")["structuredContent"] == obs.data
     assert error.is_error and "label" in error.text and "confidence" in error.text
 
 

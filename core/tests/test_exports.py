@@ -7,8 +7,10 @@ from typing import Literal
 import jsonschema
 import pytest
 from pydantic import BaseModel, Field
-from toolplug import Action, ToolAnnotations, ToolDefinition
-from toolplug.schema import SchemaError, inline_refs, to_strict
+from toolplug import Action, FormatError, ToolAnnotations, ToolDefinition
+from toolplug.errors import SchemaError
+from toolplug.formats import export_tool, render
+from toolplug.schema import inline_refs, to_strict
 from toolplug.testing import check_openai_strict, validate_tool_exports
 
 
@@ -52,7 +54,7 @@ def test_property_named_title_survives_title_stripping() -> None:
 
 
 def test_strict_schema_follows_openai_rules() -> None:
-    strict = RICH.to_openai_tool(strict=True)
+    strict = export_tool(RICH, "openai", strict=True)
     assert strict["function"]["strict"] is True
     params = strict["function"]["parameters"]
     check_openai_strict(params)
@@ -80,7 +82,7 @@ def test_strict_null_round_trips_to_defaults() -> None:
         "tree": None,
         "address": {"street": "s", "city": None},
     }
-    jsonschema.validate(args, tool.to_openai_tool(strict=True)["function"]["parameters"])
+    jsonschema.validate(args, export_tool(tool, "openai", strict=True)["function"]["parameters"])
     obs = tool.call(args)
     assert not obs.is_error, obs.text
     assert obs.text.endswith("a:[]:None")
@@ -91,15 +93,18 @@ def test_free_form_objects_cannot_be_strict() -> None:
         data: dict[str, int] = Field(description="Anything.")
 
     tool = ToolDefinition(name="free", description="x", action_type=Free)
-    assert tool.to_openai_tool()["function"]["parameters"]["properties"]["data"]["type"] == "object"
+    assert (
+        export_tool(tool, "openai")["function"]["parameters"]["properties"]["data"]["type"]
+        == "object"
+    )
     with pytest.raises(SchemaError, match="free-form"):
-        tool.to_openai_tool(strict=True)
+        export_tool(tool, "openai", strict=True)
 
 
 def test_mcp_export_carries_title_annotations_and_output_schema(echo_tool: ToolDefinition) -> None:
     import mcp.types
 
-    wire = echo_tool.to_mcp_tool()
+    wire = export_tool(echo_tool, "mcp")
     parsed = mcp.types.Tool.model_validate(wire)
     assert parsed.annotations is not None and parsed.annotations.read_only_hint is True
     assert parsed.output_schema == {
@@ -108,33 +113,35 @@ def test_mcp_export_carries_title_annotations_and_output_schema(echo_tool: ToolD
         "properties": {"echoed": {"type": "string", "description": "The echoed text."}},
         "required": ["echoed"],
     }
-    rich = mcp.types.Tool.model_validate(RICH.to_mcp_tool())
+    rich = mcp.types.Tool.model_validate(export_tool(RICH, "mcp"))
     assert rich.title == "Rich tool"
     assert rich.output_schema is None
 
 
 def test_structured_content_conforms_to_output_schema(echo_tool: ToolDefinition) -> None:
-    result = echo_tool.call({"text": "hi"}).to_mcp_result()
-    jsonschema.validate(result["structuredContent"], echo_tool.to_mcp_tool()["outputSchema"])
+    result = render(echo_tool.call({"text": "hi"}), "mcp")
+    jsonschema.validate(result["structuredContent"], export_tool(echo_tool, "mcp")["outputSchema"])
 
 
 def test_security_risk_only_for_tools_that_are_not_read_only(echo_tool: ToolDefinition) -> None:
     assert "security_risk" not in echo_tool.input_schema(security_risk=True)["properties"]
-    schema = RICH.to_anthropic_tool(security_risk=True)["input_schema"]
+    schema = export_tool(RICH, "anthropic", security_risk=True)["input_schema"]
     assert schema["properties"]["security_risk"]["enum"] == ["LOW", "MEDIUM", "HIGH"]
     assert "security_risk" in schema["required"]
-    strict = RICH.to_openai_tool(strict=True, security_risk=True)["function"]["parameters"]
+    strict = export_tool(RICH, "openai", strict=True, security_risk=True)["function"]["parameters"]
     assert strict["properties"]["security_risk"]["type"] == "string"
     check_openai_strict(strict)
 
 
 def test_export_by_format_name(echo_tool: ToolDefinition) -> None:
-    assert echo_tool.export("openai")["type"] == "function"
-    assert echo_tool.export("responses")["strict"] is False
-    assert echo_tool.export("anthropic")["name"] == "echo"
-    assert echo_tool.export("mcp")["inputSchema"]["type"] == "object"
-    with pytest.raises(ValueError, match="choose one of"):
-        echo_tool.export("gemini")
+    assert export_tool(echo_tool, "openai")["type"] == "function"
+    assert export_tool(echo_tool, "responses")["strict"] is False
+    assert export_tool(echo_tool, "anthropic")["name"] == "echo"
+    assert export_tool(echo_tool, "mcp")["inputSchema"]["type"] == "object"
+    assert export_tool(echo_tool, "gemini")["parameters"]["type"] == "object"
+    assert export_tool(echo_tool, "bedrock")["toolSpec"]["inputSchema"]["json"]["type"] == "object"
+    with pytest.raises(FormatError, match="choose one of openai, responses, anthropic, gemini"):
+        export_tool(echo_tool, "cohere")
 
 
 def test_inline_refs_keeps_descriptions_next_to_refs() -> None:

@@ -207,6 +207,15 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
     expected = {
         "register_tools": ["register"],
         "register_commands": ["cli"],
+        "register_formats": ["register"],
         "tool_call": ["tool", "action"],
     }
     assert params == expected[name]
+
+
+def test_register_formats_the_core_formats_come_through_the_hook() -> None:
+    from toolplug.formats import builtin, default_formats
+
+    registered: list[object] = []
+    builtin.register_formats(registered.append)
+    assert [f.name for f in registered] == list(default_formats())  # type: ignore[attr-defined]

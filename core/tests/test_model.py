@@ -12,6 +12,7 @@ from toolplug import (
     TextContent,
     TextResourceContents,
 )
+from toolplug.formats import render
 from toolplug.testing import validate_observation_exports
 
 PNG = base64.b64decode(
@@ -50,20 +51,20 @@ def test_error_observation_has_no_structured_content() -> None:
     obs = Observation.error("broken")
     assert obs.is_error
     assert obs.structured_content() is None
-    assert obs.to_mcp_result() == {"content": [{"type": "text", "text": "broken"}], "isError": True}
+    assert render(obs, "mcp") == {"content": [{"type": "text", "text": "broken"}], "isError": True}
 
 
 def test_images_travel_where_providers_allow_them() -> None:
     obs = Observation(content=[TextContent(text="look"), ImageContent.from_bytes(PNG, "image/png")])
     validate_observation_exports(obs)
-    openai_msg = obs.to_openai_message("c1")
+    openai_msg = render(obs, "openai", "c1")
     assert openai_msg["content"].startswith("look\n[image image/png")
-    anthropic = obs.to_anthropic_block("c1")
+    anthropic = render(obs, "anthropic", "c1")
     assert [b["type"] for b in anthropic["content"]] == ["text", "image"]
     assert anthropic["content"][1]["source"]["data"] == base64.b64encode(PNG).decode()
-    responses = obs.to_responses_item("c1")
+    responses = render(obs, "responses", "c1")
     assert responses["output"][1]["image_url"].startswith("data:image/png;base64,")
-    assert obs.to_mcp_result()["content"][1] == {
+    assert render(obs, "mcp")["content"][1] == {
         "type": "image",
         "data": base64.b64encode(PNG).decode(),
         "mimeType": "image/png",
@@ -81,24 +82,24 @@ def test_every_mcp_block_kind_round_trips_through_mcp_types() -> None:
             EmbeddedResource(resource=TextResourceContents(uri="file:///a", text="body")),
         ]
     )
-    result = mcp.types.CallToolResult.model_validate(obs.to_mcp_result())
+    result = mcp.types.CallToolResult.model_validate(render(obs, "mcp"))
     assert [c.type for c in result.content] == ["text", "audio", "resource_link", "resource"]
-    back = Observation.model_validate({"content": obs.to_mcp_result()["content"]})
+    back = Observation.model_validate({"content": render(obs, "mcp")["content"]})
     assert back.content == obs.content
     validate_observation_exports(obs)
-    assert "[resource x.txt: file:///tmp/x.txt]" in obs.to_openai_message("c")["content"]
+    assert "[resource x.txt: file:///tmp/x.txt]" in render(obs, "openai", "c")["content"]
 
 
 def test_anthropic_error_flag_and_openai_text() -> None:
     obs = Observation.error("nope")
-    assert obs.to_anthropic_block("t1") == {
+    assert render(obs, "anthropic", "t1") == {
         "type": "tool_result",
         "tool_use_id": "t1",
         "content": [{"type": "text", "text": "nope"}],
         "is_error": True,
     }
-    assert obs.to_openai_message("t1") == {"role": "tool", "tool_call_id": "t1", "content": "nope"}
-    assert obs.to_responses_item("t1") == {
+    assert render(obs, "openai", "t1") == {"role": "tool", "tool_call_id": "t1", "content": "nope"}
+    assert render(obs, "responses", "t1") == {
         "type": "function_call_output",
         "call_id": "t1",
         "output": "nope",

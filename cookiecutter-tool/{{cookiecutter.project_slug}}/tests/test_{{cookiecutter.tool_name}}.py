@@ -3,6 +3,8 @@
 """Behaviour of the {{ cookiecutter.tool_name }} tool. Keep these in step with your logic."""
 
 from __future__ import annotations
+
+from toolplug.formats import export_tool
 {% if stateful %}
 from pathlib import Path
 {% endif %}
@@ -57,7 +59,7 @@ def test_exports_validate_in_every_provider_format(registry: ToolRegistry) -> No
     (tool,) = registry.resolve(NAME)
     try:
         validate_tool_exports(tool)
-        assert tool.to_mcp_tool()["outputSchema"]["properties"]["words"]["type"] == "integer"
+        assert export_tool(tool, "mcp")["outputSchema"]["properties"]["words"]["type"] == "integer"
     finally:
         tool.close()
 {% if stateful %}

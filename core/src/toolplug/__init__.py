@@ -46,7 +46,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     ),
     "toolplug.arguments": ("parse_arguments", "describe_schema"),
     "toolplug.schema": ("SECURITY_RISK_FIELD", "with_security_risk"),
-    "toolplug.names": ("NameMap", "provider_name"),
+    "toolplug.names": ("NameMap", "provider_name", "unique_name"),
     "toolplug.dispatch": ("ToolCall", "LatentObservation", "tool_result_message"),
     "toolplug.compose": ("ComposedResult",),
 }
@@ -70,36 +70,105 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from toolplug.arguments import describe_schema, parse_arguments
-    from toolplug.compose import ComposedResult
+    # `X as X`: an explicit re-export, for type checkers that forbid implicit ones.
+    from toolplug.arguments import (
+        describe_schema as describe_schema,
+    )
+    from toolplug.arguments import (
+        parse_arguments as parse_arguments,
+    )
+    from toolplug.compose import ComposedResult as ComposedResult
     from toolplug.content import (
-        AudioContent,
-        BlobResourceContents,
-        ContentBlock,
-        EmbeddedResource,
-        ImageContent,
-        ResourceLink,
-        TextContent,
-        TextResourceContents,
+        AudioContent as AudioContent,
     )
-    from toolplug.context import Tool, ToolContext
-    from toolplug.definition import ToolDefinition, ToolExecutor
-    from toolplug.dispatch import LatentObservation, ToolCall, tool_result_message
+    from toolplug.content import (
+        BlobResourceContents as BlobResourceContents,
+    )
+    from toolplug.content import (
+        ContentBlock as ContentBlock,
+    )
+    from toolplug.content import (
+        EmbeddedResource as EmbeddedResource,
+    )
+    from toolplug.content import (
+        ImageContent as ImageContent,
+    )
+    from toolplug.content import (
+        ResourceLink as ResourceLink,
+    )
+    from toolplug.content import (
+        TextContent as TextContent,
+    )
+    from toolplug.content import (
+        TextResourceContents as TextResourceContents,
+    )
+    from toolplug.context import Tool as Tool
+    from toolplug.context import ToolContext as ToolContext
+    from toolplug.definition import ToolDefinition as ToolDefinition
+    from toolplug.definition import ToolExecutor as ToolExecutor
+    from toolplug.dispatch import (
+        LatentObservation as LatentObservation,
+    )
+    from toolplug.dispatch import (
+        ToolCall as ToolCall,
+    )
+    from toolplug.dispatch import (
+        tool_result_message as tool_result_message,
+    )
     from toolplug.errors import (
-        ArgumentError,
-        ComposeError,
-        DispatchError,
-        FormatError,
-        PluginSelectionError,
-        SchemaError,
-        ToolConflictError,
-        ToolError,
-        ToolParamsError,
-        UnknownToolError,
+        ArgumentError as ArgumentError,
     )
-    from toolplug.hookspecs import hookimpl
-    from toolplug.model import Action, Observation, ToolAnnotations
-    from toolplug.names import NameMap, provider_name
-    from toolplug.registry import ToolRegistry
-    from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
-    from toolplug.toolset import Toolset
+    from toolplug.errors import (
+        ComposeError as ComposeError,
+    )
+    from toolplug.errors import (
+        DispatchError as DispatchError,
+    )
+    from toolplug.errors import (
+        FormatError as FormatError,
+    )
+    from toolplug.errors import (
+        PluginSelectionError as PluginSelectionError,
+    )
+    from toolplug.errors import (
+        SchemaError as SchemaError,
+    )
+    from toolplug.errors import (
+        ToolConflictError as ToolConflictError,
+    )
+    from toolplug.errors import (
+        ToolError as ToolError,
+    )
+    from toolplug.errors import (
+        ToolParamsError as ToolParamsError,
+    )
+    from toolplug.errors import (
+        UnknownToolError as UnknownToolError,
+    )
+    from toolplug.hookspecs import hookimpl as hookimpl
+    from toolplug.model import (
+        Action as Action,
+    )
+    from toolplug.model import (
+        Observation as Observation,
+    )
+    from toolplug.model import (
+        ToolAnnotations as ToolAnnotations,
+    )
+    from toolplug.names import (
+        NameMap as NameMap,
+    )
+    from toolplug.names import (
+        provider_name as provider_name,
+    )
+    from toolplug.names import (
+        unique_name as unique_name,
+    )
+    from toolplug.registry import ToolRegistry as ToolRegistry
+    from toolplug.schema import (
+        SECURITY_RISK_FIELD as SECURITY_RISK_FIELD,
+    )
+    from toolplug.schema import (
+        with_security_risk as with_security_risk,
+    )
+    from toolplug.toolset import Toolset as Toolset

@@ -17,8 +17,6 @@ import click
 
 from toolplug.errors import ToolError, UnknownToolError
 
-FORMATS = ("openai", "responses", "anthropic", "mcp")
-
 plugins_option = click.option(
     "--plugins",
     "plugins",
@@ -122,27 +120,38 @@ def _load_all(
 
 
 def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
-    """Every tool in one format, under the names that format accepts."""
-    from toolplug.names import rename_tool
-    from toolplug.errors import SchemaError
+    """Every tool in one format, under the names that format accepts.
 
-    names = tools.provider_names()
-    options = {"strict": strict} if fmt in ("openai", "responses") else {}
-    exported = []
+    A tool the format cannot express is left out with a warning; the rest are exported.
+    """
+    from toolplug.errors import SchemaError
+    from toolplug.toolset import Toolset
+
+    options = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
+    exportable = []
     for tool in tools.values():
         try:
-            spec = tool.export(fmt, **options)
+            Toolset([tool], formats=tools.formats).export(fmt, **options)
         except SchemaError as exc:
             click.echo(f"warning: {tool.name} left out: {exc}", err=True)
             continue
-        exported.append(spec if fmt == "mcp" else rename_tool(spec, names.external(tool.name)))
-    return exported
+        exportable.append(tool)
+    if len(exportable) == len(tools):
+        return tools.export(fmt, **options)  # type: ignore[no-any-return]
+    return Toolset(exportable, formats=tools.formats).export(fmt, **options)
 
 
 @cli.command()
 @plugins_option
 @json_option
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Export format.")
+@click.option(
+    "--format",
+    "fmt",
+    default=None,
+    metavar="NAME",
+    help="Export format: openai, responses, anthropic, gemini, bedrock, mcp, toolplug, "
+    "or a plugin's (default with --json: mcp).",
+)
 @click.option("--strict", is_flag=True, help="OpenAI strict mode (openai, responses formats).")
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
 def tools(
@@ -154,13 +163,15 @@ def tools(
 
     try:
         registry, created, problems = _load_all(plugins, workspace)
-        toolset = Toolset(tool for _, tool in created)
+        toolset = Toolset((t for _, t in created), formats=getattr(registry, "formats", None))
     except ToolError as exc:
         _fail(str(exc))
         return
     with toolset:
         for problem in problems:
             click.echo(f"warning: {problem}", err=True)
+        if fmt is not None and fmt not in toolset.formats:
+            _fail(f"unknown format {fmt!r}; choose one of {', '.join(toolset.formats)}")
         if as_json or fmt:
             click.echo(json.dumps(_export_all(toolset, fmt or "mcp", strict), indent=2))
             return
@@ -227,6 +238,7 @@ def call(
     reported an error, 2 a usage error.
     """
     from toolplug.context import Tool, ToolContext
+    from toolplug.model import ToolCall
     from toolplug.registry import ToolRegistry
 
     if arguments == "-":
@@ -262,11 +274,14 @@ def call(
         for tool in created:
             tool.close()
     if as_json:
-        click.echo(json.dumps(observation.to_mcp_result(), indent=2, ensure_ascii=False))
+        from toolplug.formats import default_formats
+
+        result = default_formats()["mcp"].render_result(ToolCall("", name), observation)
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         from toolplug.content import block_as_text
 
-        click.echo("\n".join(block_as_text(b) for b in observation.to_llm_content))
+        click.echo("\n".join(block_as_text(b) for b in observation.llm_content))
     sys.exit(1 if observation.is_error else 0)
 
 

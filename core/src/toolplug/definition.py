@@ -17,7 +17,7 @@ from toolplug.content import TextContent
 from toolplug.errors import ArgumentError
 from toolplug.loop import run_sync
 from toolplug.model import Action, Observation, ToolAnnotations
-from toolplug.schema import clean_schema, to_strict, with_security_risk
+from toolplug.schema import clean_schema, with_security_risk
 
 if TYPE_CHECKING:
     from pluggy import HookCaller
@@ -147,7 +147,7 @@ class ToolDefinition(Generic[A, O]):
         """
         return frozenset() if self.read_only else None
 
-    # -- schemas and exports ---------------------------------------------------------
+    # -- schemas ---------------------------------------------------------------------
 
     def input_schema(self, *, security_risk: bool = False) -> dict[str, Any]:
         """The JSON schema of the action, cleaned for export."""
@@ -164,69 +164,6 @@ class ToolDefinition(Generic[A, O]):
     def read_only(self) -> bool:
         """Whether the tool says it changes nothing."""
         return bool(self.annotations and self.annotations.readOnlyHint)
-
-    def to_openai_tool(
-        self, strict: bool = False, *, security_risk: bool = False
-    ) -> dict[str, Any]:
-        """The OpenAI Chat Completions ``tools`` entry."""
-        params = self.input_schema(security_risk=security_risk)
-        if strict:
-            params = to_strict(params)
-        function = {"name": self.name, "description": self.description, "parameters": params}
-        return {"type": "function", "function": {**function, "strict": strict}}
-
-    def to_responses_tool(
-        self, strict: bool = False, *, security_risk: bool = False
-    ) -> dict[str, Any]:
-        """The OpenAI Responses API ``tools`` entry (``strict`` is always sent)."""
-        params = self.input_schema(security_risk=security_risk)
-        if strict:
-            params = to_strict(params)
-        return {
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": params,
-            "strict": strict,
-        }
-
-    def to_anthropic_tool(self, *, security_risk: bool = False) -> dict[str, Any]:
-        """The Anthropic Messages ``tools`` entry."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.input_schema(security_risk=security_risk),
-        }
-
-    def to_mcp_tool(self, *, security_risk: bool = False) -> dict[str, Any]:
-        """The MCP ``Tool`` as wire JSON: schemas, title and annotations."""
-        tool: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema(security_risk=security_risk),
-        }
-        if self.title:
-            tool["title"] = self.title
-        output = self.output_schema()
-        if output is not None:
-            tool["outputSchema"] = output
-        if self.annotations is not None:
-            tool["annotations"] = self.annotations.model_dump(exclude_none=True)
-        if self.meta:
-            tool["_meta"] = self.meta
-        return tool
-
-    def export(self, format: str, **options: Any) -> dict[str, Any]:
-        """Export by format name: ``openai``, ``responses``, ``anthropic`` or ``mcp``."""
-        exporters: dict[str, Callable[..., dict[str, Any]]] = {
-            "openai": self.to_openai_tool,
-            "responses": self.to_responses_tool,
-            "anthropic": self.to_anthropic_tool,
-            "mcp": self.to_mcp_tool,
-        }
-        if format not in exporters:
-            raise ValueError(f"unknown format {format!r}; choose one of {', '.join(exporters)}")
-        return exporters[format](**options)
 
     # -- calling ---------------------------------------------------------------------
 

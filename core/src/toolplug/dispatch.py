@@ -5,11 +5,14 @@
     messages += toolset.dispatch(message.tool_calls)          # OpenAI Chat Completions
     items += toolset.dispatch(response.output)                # OpenAI Responses
     messages.append(tool_result_message(toolset.dispatch(message.content)))  # Anthropic
+    contents.append(tool_result_message(toolset.dispatch(response), "gemini"))  # Gemini
 
-The format is detected from the calls (or given as ``format=``): ``"openai"`` (Chat
-Completions ``tool_calls``), ``"responses"`` (``function_call`` items), ``"anthropic"``
-(``tool_use`` blocks), ``"mcp"`` (``tools/call`` params) or ``"toolplug"``
-(:class:`ToolCall`). Results come back in call order, one per call, ids matched.
+The format is detected from the calls (or given as ``format=``) among the registered
+formats (see :mod:`toolplug.formats`): ``"openai"`` (Chat Completions ``tool_calls``),
+``"responses"`` (``function_call`` items), ``"anthropic"`` (``tool_use`` blocks),
+``"gemini"`` (``functionCall`` parts), ``"bedrock"`` (``toolUse`` blocks), ``"mcp"``
+(``tools/call`` params), ``"toolplug"`` (:class:`ToolCall`), or a plugin's. Results come
+back in call order, one per call, ids matched.
 
 Calls run side by side where they do not conflict. A call touches what its tool's
 :meth:`~toolplug.ToolDefinition.touches` says: read-only tools touch nothing and always
@@ -28,7 +31,6 @@ the "result") are validated, not run; their result is a :class:`LatentObservatio
 from __future__ import annotations
 
 import asyncio
-import difflib
 import json
 import threading
 import time
@@ -36,56 +38,39 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ArgumentError, DispatchError
-from toolplug.model import Observation
-from toolplug.names import NameMap, name_map, provider_name
+from toolplug.formats import ToolFormat, default_formats
+from toolplug.model import Observation, ToolCall
+from toolplug.names import NameMap, name_map, provider_name, unknown_tool_message
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
-    "FORMATS",
     "DispatchError",
-    "Format",
     "LatentObservation",
     "NameMap",
     "ToolCall",
     "adispatch",
     "dispatch",
     "name_map",
-    "parse_calls",
     "provider_name",
     "tool_result_message",
 ]
 
 AnyTool = ToolDefinition[Any, Any]
-Format = Literal["openai", "responses", "anthropic", "mcp", "toolplug"]
-FORMATS: tuple[Format, ...] = ("openai", "responses", "anthropic", "mcp", "toolplug")
 #: How many calls run at once unless the host says otherwise.
 DEFAULT_CONCURRENCY = 8
-_PROVIDERS = frozenset({"openai", "responses", "anthropic"})
 _NOTHING: frozenset[str] = frozenset()
 #: A call that finishes within this (seconds) is quick: threads would not speed it up.
 _QUICK = 0.001
 # Whether each tool's last call was quick. A batch of calls to tools that were all
 # quick last time runs straight through in the calling thread.
 _quick: weakref.WeakKeyDictionary[AnyTool, bool] = weakref.WeakKeyDictionary()
-
-
-@dataclass(slots=True)
-class ToolCall:
-    """One tool call, whatever its provider: an id, the tool's name, its arguments.
-
-    ``arguments`` is a dict or a JSON string, as the model sent it.
-    """
-
-    id: str
-    name: str
-    arguments: Any = None
 
 
 class LatentObservation(Observation):
@@ -102,98 +87,6 @@ class LatentObservation(Observation):
         return None if self.is_error else self.data
 
 
-# -- reading calls ------------------------------------------------------------------------
-
-
-def _plain(value: Any) -> Any:
-    """SDK objects (pydantic models) as plain JSON data; anything else unchanged."""
-    if value is None or isinstance(value, (dict, list, tuple, str, ToolCall)):
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", exclude_none=True)
-    return value
-
-
-def _items(calls: Any) -> list[Any]:
-    """The items of a batch: whole messages, responses and requests are unwrapped."""
-    calls = _plain(calls)
-    if calls is None:
-        return []
-    if isinstance(calls, (list, tuple)):
-        return list(calls)
-    if not isinstance(calls, dict):
-        return [calls]
-    if isinstance(calls.get("choices"), list) and calls["choices"]:  # a whole ChatCompletion
-        calls = _plain(calls["choices"][0]).get("message") or {}
-    if "tool_calls" in calls:  # a Chat Completions assistant message
-        return list(calls["tool_calls"] or [])
-    if isinstance(calls.get("output"), list):  # a whole Responses response
-        return list(calls["output"])
-    if calls.get("method") == "tools/call":  # an MCP JSON-RPC request
-        return [calls.get("params")]
-    if "role" in calls or calls.get("type") == "message":
-        content = calls.get("content")  # an Anthropic message; other messages hold no call
-        return list(content) if isinstance(content, list) else []
-    return [calls]
-
-
-def _read(item: Any, index: int) -> tuple[Format, ToolCall] | None:
-    """One item as a call and its format; ``None`` for items that are not calls."""
-    item = _plain(item)
-    if isinstance(item, ToolCall):
-        return "toolplug", item
-    if not isinstance(item, dict):
-        raise DispatchError(f"item {index} of the calls is {type(item).__name__}, not a tool call")
-    kind = item.get("type")
-    try:
-        if kind == "function" or (kind is None and isinstance(item.get("function"), dict)):
-            function = _plain(item["function"])
-            return "openai", ToolCall(item["id"], function["name"], function.get("arguments"))
-        if kind == "function_call":
-            return "responses", ToolCall(item["call_id"], item["name"], item.get("arguments"))
-        if kind == "tool_use":
-            return "anthropic", ToolCall(item["id"], item["name"], item.get("input"))
-        if kind is None and "name" in item:
-            call_id = str(item.get("id", index))
-            return "mcp", ToolCall(call_id, item["name"], item.get("arguments"))
-    except KeyError as exc:
-        raise DispatchError(f"tool call {index} has no {exc.args[0]!r}: {item!r:.200}") from None
-    if kind is not None:
-        return None  # text, thinking, reasoning, message...: not a call to run
-    raise DispatchError(f"item {index} is not a tool call of any known format: {item!r:.200}")
-
-
-def parse_calls(calls: Any, format: Format | None = None) -> tuple[Format, list[ToolCall]]:
-    """Read a batch of calls in any provider's shape: its format and the calls.
-
-    Accepts a list of calls (dicts or SDK objects), or a whole assistant message,
-    Responses response or ``output`` list, Anthropic message or ``content`` list, MCP
-    ``tools/call`` request; items that are not calls (text, reasoning) are skipped.
-    :class:`ToolCall` items fit every format. Raises :class:`DispatchError` on a shape
-    it does not know, on calls of two formats, or on calls that do not match ``format``.
-    """
-    if format is not None and format not in FORMATS:
-        raise DispatchError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
-    found: Format | None = None
-    out: list[ToolCall] = []
-    for index, item in enumerate(_items(calls)):
-        read = _read(item, index)
-        if read is None:
-            continue
-        kind, call = read
-        if kind != "toolplug":
-            if found is not None and kind != found:
-                raise DispatchError(f"the calls mix two formats: {found} and {kind}")
-            found = kind
-        if not isinstance(call.name, str):
-            raise DispatchError(f"tool call {index} has a name that is not a string")
-        out.append(call)
-    if format is not None and found is not None and found != format:
-        raise DispatchError(f"the calls are {found} tool calls, not {format}")
-    return format or found or "toolplug", out
-
-
 # -- planning -----------------------------------------------------------------------------
 
 
@@ -207,10 +100,7 @@ class _Job:
 
 def _unknown(tools: Mapping[str, AnyTool], name: str, names: NameMap | None) -> Observation:
     known = [names.external(n) if names else n for n in tools]
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    listed = ", ".join(known) or "none"
-    return Observation.error(f"There is no tool named '{name}'.{hint} Available tools: {listed}.")
+    return Observation.error(unknown_tool_message(name, known))
 
 
 def _latent(tool: AnyTool, call: ToolCall) -> Observation:
@@ -255,7 +145,7 @@ def _find(tools: Mapping[str, AnyTool], name: str, names: NameMap) -> AnyTool | 
 
 
 def _plan(
-    tools: Mapping[str, AnyTool], fmt: Format, calls: Sequence[ToolCall], allow_parallel: bool
+    tools: Mapping[str, AnyTool], fmt: ToolFormat, calls: Sequence[ToolCall], allow_parallel: bool
 ) -> list[_Job]:
     names = name_map(tools)
     found: dict[str, AnyTool | None] = {}  # by name, for this batch
@@ -268,7 +158,7 @@ def _plan(
         else:
             tool = found[name] = _find(tools, name, names)
         if tool is None:
-            shown = names if fmt in _PROVIDERS else None
+            shown = names if fmt.maps_names else None
             jobs.append(_Job(call, None, _unknown(tools, name, shown)))
         elif tool.executor is None:
             jobs.append(_Job(call, tool, _latent(tool, call)))
@@ -423,21 +313,11 @@ async def _run_tasks(
     await asyncio.gather(*tasks.values())
 
 
-def _render(fmt: Format, jobs: Iterable[_Job]) -> list[Any]:
+def _render(fmt: ToolFormat, jobs: Iterable[_Job]) -> list[Any]:
     results: list[Any] = []
     for job in jobs:
-        obs = job.result
-        assert obs is not None
-        if fmt == "openai":
-            results.append(obs.to_openai_message(job.call.id))
-        elif fmt == "responses":
-            results.append(obs.to_responses_item(job.call.id))
-        elif fmt == "anthropic":
-            results.append(obs.to_anthropic_block(job.call.id))
-        elif fmt == "mcp":
-            results.append(obs.to_mcp_result())
-        else:
-            results.append((job.call, obs))
+        assert job.result is not None
+        results.append(fmt.render_result(job.call, job.result))
     return results
 
 
@@ -446,12 +326,13 @@ def _prepare(
     calls: Any,
     max_concurrency: int,
     allow_parallel: bool,
-    format: Format | None,
-) -> tuple[Format, list[_Job], list[int]]:
+    format: str | None,
+) -> tuple[ToolFormat, list[_Job], list[int]]:
     """Read the calls and plan the jobs; also the indexes of the jobs left to run."""
     if max_concurrency < 1:
         raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
-    fmt, parsed = parse_calls(calls, format)
+    formats = getattr(tools, "formats", None) or default_formats()
+    fmt, parsed = formats.parse_calls(calls, format)
     jobs = _plan(tools, fmt, parsed, allow_parallel)
     return fmt, jobs, [i for i, job in enumerate(jobs) if job.result is None]
 
@@ -462,16 +343,19 @@ def dispatch(
     *,
     max_concurrency: int = DEFAULT_CONCURRENCY,
     allow_parallel: bool = False,
-    format: Format | None = None,
+    format: str | None = None,
     timeout: float | None = None,
 ) -> list[Any]:
     """Run a batch of tool calls and return one result per call, in call order.
 
     ``tools`` is a :class:`~toolplug.Toolset` (or any mapping of names to tools);
-    ``calls`` is in any shape :func:`parse_calls` reads. Results are in the calls'
+    ``calls`` is in any shape a registered format reads (the toolset's formats, else
+    :func:`~toolplug.formats.default_formats`; see
+    :meth:`~toolplug.formats.FormatRegistry.parse_calls`). Results are in the calls'
     format: Chat Completions ``{"role": "tool"}`` messages, Responses
     ``function_call_output`` items, Anthropic ``tool_result`` blocks (send them in one
-    user message: :func:`tool_result_message`), MCP ``CallToolResult`` dicts, or
+    user message: :func:`tool_result_message`), Gemini ``functionResponse`` parts and
+    Bedrock ``toolResult`` blocks (likewise), MCP ``CallToolResult`` dicts, or
     ``(ToolCall, Observation)`` pairs for :class:`ToolCall` input. Sync executors run
     in threads, async ones on the core's background loop. ``timeout`` (seconds) applies
     to each call. Never raises for a call's failure; raises :class:`DispatchError` only
@@ -494,7 +378,7 @@ async def adispatch(
     *,
     max_concurrency: int = DEFAULT_CONCURRENCY,
     allow_parallel: bool = False,
-    format: Format | None = None,
+    format: str | None = None,
     timeout: float | None = None,
 ) -> list[Any]:
     """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads."""
@@ -507,6 +391,10 @@ async def adispatch(
     return _render(fmt, jobs)
 
 
-def tool_result_message(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Anthropic wants every ``tool_result`` of a turn in one user message: this is it."""
-    return {"role": "user", "content": list(results)}
+def tool_result_message(results: Iterable[Any], format: str = "anthropic") -> Any:
+    """The one message that carries a turn's results, for providers that want one.
+
+    Anthropic and Bedrock take every result of a turn in one user message, Gemini in one
+    ``Content``; for the other formats this is the list of results itself.
+    """
+    return default_formats()[format].results_message(list(results))

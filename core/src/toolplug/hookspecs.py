@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import click
 
     from toolplug.definition import ToolDefinition
+    from toolplug.formats import ToolFormat
     from toolplug.model import Action, Observation
 
 hookspec = pluggy.HookspecMarker("toolplug")
@@ -56,6 +57,52 @@ def register_tools(register: Callable[..., None]) -> None:
 
     If this hook raises, the plugin is reported as broken and skipped; every other
     plugin keeps working.
+    """
+
+
+@hookspec
+def register_formats(register: Callable[[ToolFormat], None]) -> None:
+    """Register provider formats: how tools are declared to a provider, how its model's
+    tool calls look, and how results go back.
+
+    Call ``register(fmt)`` once per format, with an instance of a
+    `toolplug.formats.ToolFormat` subclass whose ``name`` is new (the core's own are
+    ``openai``, ``responses``, ``anthropic``, ``gemini``, ``bedrock``, ``mcp`` and
+    ``toolplug``, registered through this same hook). A registered format works
+    everywhere a format name is taken: ``Toolset.export(name)``, ``dispatch``
+    (including detection of the calls' format), ``toolplug tools --format`` and the
+    conformance suite's checks. A name registered twice keeps its first format, and the
+    second plugin is reported as broken.
+
+    Example, a host framework whose calls are ``{"tool": ..., "args": {...}}``:
+
+    ```python
+    from toolplug import ToolCall, hookimpl
+    from toolplug.formats import ToolFormat, result_text
+
+    class MyFormat(ToolFormat):
+        name = "myframework"
+        title = "My framework"
+
+        def export_tool(self, tool, *, name=None, security_risk=False, **options):
+            schema = tool.input_schema(security_risk=security_risk)
+            return {"tool": name or tool.name, "schema": schema}
+
+        def read_call(self, item, index):
+            if "tool" in item and "args" in item:
+                return ToolCall(str(index), item["tool"], item["args"])
+            return None
+
+        def render_result(self, call, observation):
+            return {"tool": call.name, "result": result_text(observation)}
+
+    @hookimpl
+    def register_formats(register):
+        register(MyFormat())
+    ```
+
+    If this hook raises, the plugin is reported as broken and none of its formats is
+    registered.
     """
 
 

@@ -1,20 +1,17 @@
-"""The typed halves of a tool call: :class:`Action` in, :class:`Observation` out."""
+"""The typed halves of a tool call, :class:`Action` in and :class:`Observation` out, and
+the provider-neutral :class:`ToolCall`."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import Self  # a pydantic dependency; typing.Self needs 3.11
 
-from toolplug.content import (
-    ContentBlock,
-    ImageContent,
-    TextContent,
-    block_as_text,
-)
+from toolplug.content import ContentBlock, TextContent
 
 
 class Action(BaseModel):
@@ -59,7 +56,7 @@ class Observation(BaseModel):
     ``content`` holds MCP-style blocks; ``is_error`` marks a failed call. Subclasses add
     typed fields (an exit code, a path) that hosts read without parsing text; those
     fields are the MCP ``structuredContent`` and their model is the ``outputSchema``.
-    Override :attr:`to_llm_content` to render the fields for the model.
+    Override :attr:`llm_content` to render the fields for the model.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -83,7 +80,7 @@ class Observation(BaseModel):
         return Observation(content=[TextContent(text=message)], is_error=True)
 
     @property
-    def to_llm_content(self) -> Sequence[ContentBlock]:
+    def llm_content(self) -> Sequence[ContentBlock]:
         """What the model sees. By default the content, or the typed fields as JSON."""
         if self.content:
             return self.content
@@ -94,8 +91,8 @@ class Observation(BaseModel):
 
     @property
     def text(self) -> str:
-        """The text blocks of :attr:`to_llm_content`, joined by newlines."""
-        return "\n".join(b.text for b in self.to_llm_content if isinstance(b, TextContent))
+        """The text blocks of :attr:`llm_content`, joined by newlines."""
+        return "\n".join(b.text for b in self.llm_content if isinstance(b, TextContent))
 
     @classmethod
     def has_structured_fields(cls) -> bool:
@@ -124,48 +121,15 @@ class Observation(BaseModel):
             del schema["required"]
         return clean_schema(schema)
 
-    # -- tool results for each provider -------------------------------------------------
 
-    def _text_only(self) -> str:
-        return "\n".join(block_as_text(b) for b in self.to_llm_content)
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call, whatever its provider: an id, the tool's name, its arguments.
 
-    def to_openai_message(self, call_id: str) -> dict[str, Any]:
-        """The Chat Completions ``{"role": "tool"}`` message (text only: images become a note)."""
-        return {"role": "tool", "tool_call_id": call_id, "content": self._text_only()}
+    ``arguments`` is a dict or a JSON string, as the model sent it; ``name`` is the name
+    the model used (a provider-safe name is mapped back when the call is dispatched).
+    """
 
-    def to_responses_item(self, call_id: str) -> dict[str, Any]:
-        """The Responses API ``function_call_output`` input item (text and images)."""
-        parts: list[dict[str, Any]] = []
-        for block in self.to_llm_content:
-            if isinstance(block, ImageContent):
-                url = f"data:{block.mimeType};base64,{block.data}"
-                parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
-            else:
-                parts.append({"type": "input_text", "text": block_as_text(block)})
-        output: str | list[dict[str, Any]] = parts
-        if all(p["type"] == "input_text" for p in parts):
-            output = "\n".join(p["text"] for p in parts)
-        return {"type": "function_call_output", "call_id": call_id, "output": output}
-
-    def to_anthropic_block(self, call_id: str) -> dict[str, Any]:
-        """The Anthropic ``tool_result`` content block (text and images, ``is_error``)."""
-        blocks: list[dict[str, Any]] = []
-        for block in self.to_llm_content:
-            if isinstance(block, ImageContent):
-                source = {"type": "base64", "media_type": block.mimeType, "data": block.data}
-                blocks.append({"type": "image", "source": source})
-            else:
-                blocks.append({"type": "text", "text": block_as_text(block)})
-        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": blocks}
-        if self.is_error:
-            result["is_error"] = True
-        return result
-
-    def to_mcp_result(self) -> dict[str, Any]:
-        """The MCP ``CallToolResult`` as wire JSON (camelCase keys)."""
-        content = [b.model_dump(mode="json", exclude_none=True) for b in self.to_llm_content]
-        result: dict[str, Any] = {"content": content, "isError": self.is_error}
-        structured = self.structured_content()
-        if structured is not None:
-            result["structuredContent"] = structured
-        return result
+    id: str
+    name: str
+    arguments: Any = None

@@ -1,36 +1,57 @@
-"""Tool names every provider accepts, and the way back to the toolset's own names.
+"""Tool names every provider accepts, and the way back to the tools' own names.
 
-OpenAI takes ``^[a-zA-Z0-9_-]{1,64}$``, Anthropic the same up to 128 characters, MCP
-also allows dots. One mapping serves every format: a name providers accept stays as it
-is; any other name has each run of other characters replaced by ``_`` and, when that
-is still too long or collides with another tool's name, is cut and given a short hash
-of the original name. The mapping is deterministic (it depends only on the set of
-names, not their order) and :class:`NameMap` reverses it.
+One scheme serves every format and every part of toolplug (export, dispatch, compose,
+the MCP plugin's prefixed server tools). A provider-safe name matches
+``^[A-Za-z_][A-Za-z0-9_-]{0,63}$``: OpenAI's rule (at most 64 of ``[A-Za-z0-9_-]``),
+which is also within Anthropic's and Bedrock's, plus Gemini's first character (a letter
+or ``_``). A name that already matches stays as it is; any other has each run of other
+characters replaced by ``_`` (and ``_`` put first where needed). When that is still too
+long, or gives a name another tool already has, it is cut and ends in ``_`` and eight hex
+digits of the SHA-256 of the original name.
+
+:class:`NameMap` maps a set of names both ways; the mapping depends only on the set of
+names, not their order, so a tool keeps its exported name from one request to the next.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+__all__ = [
+    "MAX_LENGTH",
+    "NameMap",
+    "name_map",
+    "provider_name",
+    "unique_name",
+    "unknown_tool_message",
+]
+
 MAX_LENGTH = 64
-_VALID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_VALID = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 _INVALID_RUN = re.compile(r"[^A-Za-z0-9_-]+")
 _HASH_LENGTH = 8
 
 
-def _hashed(name: str) -> str:
-    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:_HASH_LENGTH]
-    readable = _INVALID_RUN.sub("_", name)[: MAX_LENGTH - _HASH_LENGTH - 1]
-    return f"{readable}_{digest}"
+def _readable(name: str) -> str:
+    readable = _INVALID_RUN.sub("_", name) or "_"
+    return readable if re.match(r"[A-Za-z_]", readable) else f"_{readable}"
+
+
+def _hashed(name: str, salt: int = 0) -> str:
+    """The readable name cut short, then ``_`` and a hash of the original."""
+    digest = hashlib.sha256(f"{name}#{salt}".encode() if salt else name.encode()).hexdigest()
+    readable = _readable(name)[: MAX_LENGTH - _HASH_LENGTH - 1]
+    return f"{readable}_{digest[:_HASH_LENGTH]}"
 
 
 def provider_name(name: str) -> str:
-    """The name to show providers for one tool name, on its own.
+    """The provider-safe name for one tool name, on its own.
 
     ``"github.create_issue"`` becomes ``"github_create_issue"``; a name over 64
     characters is cut and given a hash of the original. Use :class:`NameMap` for a set
@@ -38,8 +59,22 @@ def provider_name(name: str) -> str:
     """
     if _VALID.fullmatch(name):
         return name
-    readable = _INVALID_RUN.sub("_", name)
+    readable = _readable(name)
     return readable if len(readable) <= MAX_LENGTH else _hashed(name)
+
+
+def unique_name(name: str, taken: Collection[str]) -> str:
+    """A provider-safe name for ``name`` that is not in ``taken``.
+
+    For names given one at a time (an MCP server's tools, as they are listed): the
+    :func:`provider_name` when it is free, else a hashed one.
+    """
+    candidate = provider_name(name)
+    salt = 0
+    while candidate in taken:  # a hash collision needs a second try: practically never
+        candidate = _hashed(name, salt)
+        salt += 1
+    return candidate
 
 
 class NameMap:
@@ -50,7 +85,7 @@ class NameMap:
     """
 
     def __init__(self, names: Iterable[str]) -> None:
-        names = list(names)
+        names = sorted(set(names))
         proposed = {name: provider_name(name) for name in names}
         counts = Counter(proposed.values())
         self._out: dict[str, str] = {}
@@ -84,11 +119,10 @@ def name_map(tools: Mapping[str, Any] | Iterable[str]) -> NameMap:
     return _cached(tuple(sorted(tools)))
 
 
-def rename_tool(spec: dict[str, Any], name: str) -> dict[str, Any]:
-    """Set the name in one exported tool (Chat Completions' nested shape or a flat one)."""
-    function = spec.get("function")
-    if isinstance(function, dict):
-        spec["function"] = {**function, "name": name}
-    else:
-        spec["name"] = name
-    return spec
+def unknown_tool_message(name: str, known: Iterable[str]) -> str:
+    """The one message for a tool name that is not there: close matches, then the list."""
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    listed = ", ".join(known) or "none"
+    return f"There is no tool named '{name}'.{hint} Available tools: {listed}."

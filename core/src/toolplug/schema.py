@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from toolplug.errors import SchemaError
@@ -203,3 +204,26 @@ def to_strict(schema: dict[str, Any]) -> dict[str, Any]:
         return node
 
     return _walk(inline_refs(clean_schema(schema)), fix)  # type: ignore[no-any-return]
+
+
+def check_openai_strict(schema: Mapping[str, Any], path: str = "parameters") -> None:
+    """Raise AssertionError where a schema breaks OpenAI's strict-mode rules."""
+    assert "$schema" not in schema, f"{path}: $schema is rejected"
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        assert schema.get("additionalProperties") is False, (
+            f"{path}: strict objects need additionalProperties: false"
+        )
+        assert sorted(schema.get("required", [])) == sorted(props), (
+            f"{path}: strict objects must list every property as required"
+        )
+        for name, sub in props.items():
+            check_openai_strict(sub, f"{path}.{name}")
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for i, sub in enumerate(schema.get(key, [])):
+            check_openai_strict(sub, f"{path}.{key}[{i}]")
+    if isinstance(schema.get("items"), Mapping):
+        check_openai_strict(schema["items"], f"{path}.items")
+    for name, sub in schema.get("$defs", {}).items():
+        check_openai_strict(sub, f"{path}.$defs.{name}")
+    assert "default" not in schema, f"{path}: strict mode takes no defaults"

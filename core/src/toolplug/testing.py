@@ -17,9 +17,9 @@ Check a tool against what every toolplug tool promises, in a few lines::
 
 Run the installed command line as a user would with :func:`run_toolplug`.
 
-The provider checks use the ``openai``, ``anthropic`` and ``mcp`` packages' own types
-when they are installed (install them in your test environment), and toolplug's own
-structural checks always.
+The provider checks are each format's own (see :mod:`toolplug.formats`): they use the
+providers' SDK types (``openai``, ``anthropic``, ``google-genai``, ``botocore``, ``mcp``),
+so install those in your test environment; a missing one fails loudly, never skips.
 """
 
 from __future__ import annotations
@@ -35,9 +35,21 @@ from typing import Any, ClassVar
 
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
-from toolplug.model import Observation
+from toolplug.formats import FormatRegistry, default_formats
+from toolplug.model import Observation, ToolCall
 from toolplug.plugins import PluginReport, fill_registry, plugin_manager
 from toolplug.registry import ToolRegistry
+from toolplug.schema import check_openai_strict
+from toolplug.toolset import Toolset
+
+__all__ = [
+    "ToolConformance",
+    "check_openai_strict",
+    "registry_from",
+    "run_toolplug",
+    "validate_observation_exports",
+    "validate_tool_exports",
+]
 
 _PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -83,117 +95,56 @@ def run_toolplug(
 # -- export checks ------------------------------------------------------------------------
 
 
-def check_openai_strict(schema: Mapping[str, Any], path: str = "parameters") -> None:
-    """Raise AssertionError where a schema breaks OpenAI's strict-mode rules."""
-    assert "$schema" not in schema, f"{path}: $schema is rejected"
-    if schema.get("type") == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        assert schema.get("additionalProperties") is False, (
-            f"{path}: strict objects need additionalProperties: false"
-        )
-        assert sorted(schema.get("required", [])) == sorted(props), (
-            f"{path}: strict objects must list every property as required"
-        )
-        for name, sub in props.items():
-            check_openai_strict(sub, f"{path}.{name}")
-    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-        for i, sub in enumerate(schema.get(key, [])):
-            check_openai_strict(sub, f"{path}.{key}[{i}]")
-    if isinstance(schema.get("items"), Mapping):
-        check_openai_strict(schema["items"], f"{path}.items")
-    for name, sub in schema.get("$defs", {}).items():
-        check_openai_strict(sub, f"{path}.$defs.{name}")
-    assert "default" not in schema, f"{path}: strict mode takes no defaults"
-
-
 def _check_schema_shape(schema: Mapping[str, Any], where: str) -> None:
     assert schema.get("type") == "object", f"{where}: the root must be an object schema"
     assert "properties" in schema, f"{where}: an object schema needs 'properties'"
     assert "$schema" not in schema, f"{where}: '$schema' is rejected by providers"
 
 
-def validate_tool_exports(tool: ToolDefinition[Any, Any]) -> None:
-    """Check every export of a tool, with the providers' own types where installed."""
+def validate_tool_exports(
+    tool: ToolDefinition[Any, Any], formats: FormatRegistry | None = None
+) -> None:
+    """Check a tool's export in every format against the provider's own definitions.
+
+    Each format checks with its provider's SDK types (``openai``, ``anthropic``,
+    ``google-genai``, ``botocore``, ``mcp``): install them in the test environment; a
+    missing one fails the check with the package to install. ``formats`` defaults to
+    the core's.
+    """
+    formats = formats if formats is not None else default_formats()
     assert _PROVIDER_NAME.match(tool.name), f"'{tool.name}' is not a valid provider tool name"
+    _check_schema_shape(tool.input_schema(), tool.name)
+    toolset = Toolset([tool], formats=formats)
     for security_risk in (False, True):
-        chat = tool.to_openai_tool(security_risk=security_risk)
-        chat_strict = tool.to_openai_tool(strict=True, security_risk=security_risk)
-        responses = tool.to_responses_tool(security_risk=security_risk)
-        anthropic_tool = tool.to_anthropic_tool(security_risk=security_risk)
-        mcp_tool = tool.to_mcp_tool(security_risk=security_risk)
-        _check_schema_shape(chat["function"]["parameters"], "openai")
-        check_openai_strict(chat_strict["function"]["parameters"])
-        _check_schema_shape(responses["parameters"], "responses")
-        _check_schema_shape(anthropic_tool["input_schema"], "anthropic")
-        _check_schema_shape(mcp_tool["inputSchema"], "mcp")
-        _validate_with_sdk_types(chat, chat_strict, responses, anthropic_tool, mcp_tool)
+        for name, fmt in formats.items():
+            variants = [{"strict": False}, {"strict": True}] if "strict" in fmt.options else [{}]
+            for options in variants:
+                for exported in toolset.export(name, security_risk=security_risk, **options):
+                    try:
+                        fmt.check_tool(exported)
+                    except ImportError:
+                        raise
+                    except Exception as exc:
+                        raise AssertionError(
+                            f"{tool.name}: the {fmt.title} export {options or ''} is refused: {exc}"
+                        ) from exc
     for prop, sub in tool.input_schema().get("properties", {}).items():
         assert sub.get("description"), f"{tool.name}: parameter '{prop}' has no description"
 
 
-def _validate_with_sdk_types(
-    chat: dict[str, Any],
-    chat_strict: dict[str, Any],
-    responses: dict[str, Any],
-    anthropic_tool: dict[str, Any],
-    mcp_tool: dict[str, Any],
+def validate_observation_exports(
+    observation: Observation, call_id: str = "call_1", formats: FormatRegistry | None = None
 ) -> None:
-    from pydantic import TypeAdapter
-
-    try:
-        from openai.types.chat import ChatCompletionFunctionToolParam
-        from openai.types.responses import FunctionToolParam
-    except ImportError:
-        pass
-    else:
-        adapter = TypeAdapter(ChatCompletionFunctionToolParam)
-        adapter.validate_python(chat, strict=True)
-        adapter.validate_python(chat_strict, strict=True)
-        TypeAdapter(FunctionToolParam).validate_python(responses, strict=True)
-    try:
-        from anthropic.types import ToolParam
-    except ImportError:
-        pass
-    else:
-        TypeAdapter(ToolParam).validate_python(anthropic_tool, strict=True)
-    try:
-        import mcp.types
-    except ImportError:
-        pass
-    else:
-        mcp.types.Tool.model_validate(mcp_tool)
-
-
-def validate_observation_exports(observation: Observation, call_id: str = "call_1") -> None:
-    """Check an observation's tool-result message for every provider."""
-    from pydantic import TypeAdapter
-
-    openai_message = observation.to_openai_message(call_id)
-    assert isinstance(openai_message["content"], str)
-    responses_item = observation.to_responses_item(call_id)
-    anthropic_block = observation.to_anthropic_block(call_id)
-    mcp_result = observation.to_mcp_result()
-    try:
-        from openai.types.chat import ChatCompletionToolMessageParam
-        from openai.types.responses.response_input_param import FunctionCallOutput
-    except ImportError:
-        pass
-    else:
-        TypeAdapter(ChatCompletionToolMessageParam).validate_python(openai_message, strict=True)
-        TypeAdapter(FunctionCallOutput).validate_python(responses_item, strict=True)
-    try:
-        from anthropic.types import ToolResultBlockParam
-    except ImportError:
-        pass
-    else:
-        TypeAdapter(ToolResultBlockParam).validate_python(anthropic_block, strict=True)
-    try:
-        import mcp.types
-    except ImportError:
-        pass
-    else:
-        result = mcp.types.CallToolResult.model_validate(mcp_result)
-        assert bool(result.is_error) == observation.is_error
+    """Check an observation's tool result in every format against the providers' types."""
+    formats = formats if formats is not None else default_formats()
+    for fmt in formats.values():
+        result = fmt.render_result(ToolCall(call_id, "a_tool"), observation)
+        try:
+            fmt.check_result(result, observation)
+        except ImportError:
+            raise
+        except Exception as exc:
+            raise AssertionError(f"the {fmt.title} result is refused: {exc}") from exc
 
 
 # -- the conformance suite ----------------------------------------------------------------

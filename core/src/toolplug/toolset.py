@@ -13,7 +13,8 @@ from pydantic import BaseModel
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
-from toolplug.model import Observation
+from toolplug.formats import FormatRegistry, default_formats
+from toolplug.model import Observation, ToolCall
 from toolplug.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -30,9 +31,14 @@ class Toolset(Mapping[str, AnyTool]):
     executor exactly once when it closes (use it as a context manager, sync or async).
     """
 
-    def __init__(self, tools: Iterable[AnyTool] = ()) -> None:
+    def __init__(
+        self, tools: Iterable[AnyTool] = (), *, formats: FormatRegistry | None = None
+    ) -> None:
         self._tools: dict[str, AnyTool] = {}
         self._closed = False
+        #: The provider formats this toolset exports to and dispatches from: the
+        #: registry's (the core's and the loaded plugins'), else the core's own.
+        self.formats: FormatRegistry = formats if formats is not None else default_formats()
         for tool in tools:
             self.add(tool)
 
@@ -58,7 +64,7 @@ class Toolset(Mapping[str, AnyTool]):
         names: Iterable[str | Tool | Mapping[str, Any]] = (
             registry.names() if specs is None else specs
         )
-        toolset = cls()
+        toolset = cls(formats=getattr(registry, "formats", None))
         try:
             for spec in names:
                 for tool in registry.resolve(Tool.parse(spec), context):
@@ -100,37 +106,58 @@ class Toolset(Mapping[str, AnyTool]):
 
         return name_map(self)
 
-    def _renamed(self, specs: Iterable[tuple[AnyTool, dict[str, Any]]]) -> list[dict[str, Any]]:
-        from toolplug.names import rename_tool
+    def export(self, format: str, **options: Any) -> list[dict[str, Any]]:
+        """Every tool declared for one provider format, as its request takes them.
 
+        ``format`` is a registered format's name (:attr:`formats`): ``openai``,
+        ``responses``, ``anthropic``, ``gemini``, ``bedrock``, ``mcp``, ``toolplug``, or
+        a plugin's. Tools are exported under :meth:`provider_names` where the provider
+        restricts names. ``options`` are the format's (``strict=True`` for OpenAI's,
+        ``security_risk=True`` for every one). Gemini's list holds one ``Tool`` with
+        every declaration; Bedrock's is ``toolConfig["tools"]``.
+        """
+        fmt = self.formats[format]
         names = self.provider_names()
-        return [rename_tool(spec, names.external(tool.name)) for tool, spec in specs]
+        named = [
+            (names.external(tool.name) if fmt.maps_names else tool.name, tool)
+            for tool in self.values()
+        ]
+        return fmt.export_tools(named, **options)
 
     def to_openai_tools(
         self, strict: bool = False, *, security_risk: bool = False
     ) -> list[dict[str, Any]]:
-        """Every tool for OpenAI Chat Completions."""
-        return self._renamed(
-            (t, t.to_openai_tool(strict, security_risk=security_risk)) for t in self.values()
-        )
+        """``export("openai")``: every tool for OpenAI Chat Completions."""
+        return self.export("openai", strict=strict, security_risk=security_risk)
 
     def to_responses_tools(
         self, strict: bool = False, *, security_risk: bool = False
     ) -> list[dict[str, Any]]:
-        """Every tool for the OpenAI Responses API."""
-        return self._renamed(
-            (t, t.to_responses_tool(strict, security_risk=security_risk)) for t in self.values()
-        )
+        """``export("responses")``: every tool for the OpenAI Responses API."""
+        return self.export("responses", strict=strict, security_risk=security_risk)
 
     def to_anthropic_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
-        """Every tool for Anthropic Messages."""
-        return self._renamed(
-            (t, t.to_anthropic_tool(security_risk=security_risk)) for t in self.values()
-        )
+        """``export("anthropic")``: every tool for Anthropic Messages."""
+        return self.export("anthropic", security_risk=security_risk)
+
+    def to_gemini_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
+        """``export("gemini")``: one Gemini ``Tool`` with every function declaration."""
+        return self.export("gemini", security_risk=security_risk)
+
+    def to_bedrock_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
+        """``export("bedrock")``: Bedrock Converse's ``toolConfig["tools"]``."""
+        return self.export("bedrock", security_risk=security_risk)
 
     def to_mcp_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
-        """Every tool as an MCP ``Tool`` (MCP allows dots: names stay as they are)."""
-        return [t.to_mcp_tool(security_risk=security_risk) for t in self.values()]
+        """``export("mcp")``: every tool as an MCP ``Tool`` (names stay as they are)."""
+        return self.export("mcp", security_risk=security_risk)
+
+    def render(self, observation: Observation, format: str, call_id: str = "") -> Any:
+        """One observation as a format's tool result (``dispatch`` does this for a batch).
+
+        ``call_id`` is the provider's id of the call being answered.
+        """
+        return self.formats[format].render_result(ToolCall(call_id, ""), observation)
 
     # -- calling ---------------------------------------------------------------------
 

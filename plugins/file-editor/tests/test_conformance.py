@@ -8,6 +8,7 @@ import pytest
 import toolplug_file_editor
 from conftest import error, make_editor, ok
 from toolplug import Tool, ToolContext, ToolParamsError
+from toolplug.formats import export_tool
 from toolplug.testing import ToolConformance, registry_from
 
 
@@ -39,7 +40,7 @@ def test_annotations(editor) -> None:
     assert hints.destructiveHint is True
     assert hints.idempotentHint is False
     assert hints.openWorldHint is False
-    mcp_tool = editor.to_mcp_tool()
+    mcp_tool = export_tool(editor, "mcp")
     assert mcp_tool["annotations"]["destructiveHint"] is True
     assert "outputSchema" in mcp_tool
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from conftest import error, make_editor, ok
 from toolplug import ImageContent
+from toolplug.formats import render
 from toolplug.testing import validate_observation_exports
 
 
@@ -140,7 +141,7 @@ def test_image_comes_back_as_image_content(call, workspace: Path) -> None:
     assert image.mimeType == "image/png"
     assert base64.b64decode(image.data) == png
     validate_observation_exports(observation)
-    assert observation.to_anthropic_block("t1")["content"][1]["type"] == "image"
+    assert render(observation, "anthropic", "t1")["content"][1]["type"] == "image"
 
 
 def test_images_by_content_not_name(call, workspace: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import toolplug_finish
 from toolplug import Observation, Tool, ToolDefinition, ToolParamsError, Toolset, hookimpl
+from toolplug.formats import export_tool, render
 from toolplug.testing import registry_from, validate_observation_exports
 from toolplug_finish import CONFIRMATION, FinishObservation, finish_tool, is_finished
 
@@ -21,14 +22,14 @@ def test_finishing_sets_the_typed_flag_and_carries_the_message() -> None:
 
 
 def test_mcp_structured_content_has_the_flag_and_the_message() -> None:
-    result = finish_tool.call({"message": "done"}).to_mcp_result()
+    result = render(finish_tool.call({"message": "done"}), "mcp")
 
     assert result["isError"] is False
     assert result["structuredContent"] == {"finished": True, "message": "done"}
 
 
 def test_the_output_schema_describes_the_typed_fields() -> None:
-    schema = finish_tool.to_mcp_tool()["outputSchema"]
+    schema = export_tool(finish_tool, "mcp")["outputSchema"]
 
     assert schema["properties"]["finished"]["type"] == "boolean"
     assert schema["properties"]["message"]["type"] == "string"
@@ -85,7 +86,7 @@ def test_the_registry_refuses_params_for_finish() -> None:
 
 
 def test_annotations_say_read_only_closed_world() -> None:
-    annotations = finish_tool.to_mcp_tool()["annotations"]
+    annotations = export_tool(finish_tool, "mcp")["annotations"]
 
     assert annotations == {"title": "Finish", "readOnlyHint": True, "openWorldHint": False}
 

@@ -22,6 +22,7 @@ from toolplug import (
     Toolset,
 )
 from toolplug.errors import ToolError, ToolParamsError
+from toolplug.formats import export_tool
 from toolplug.testing import registry_from, validate_observation_exports
 
 
@@ -69,13 +70,13 @@ def test_every_server_tool_becomes_a_tool(demo: Toolset) -> None:
 
 
 def test_exported_schema_keeps_bounds_defaults_and_format(demo: Toolset) -> None:
-    add = demo["add"].to_mcp_tool()["inputSchema"]
+    add = export_tool(demo["add"], "mcp")["inputSchema"]
     assert add["properties"]["a"]["minimum"] == 0
     assert add["properties"]["a"]["maximum"] == 1000
     assert add["properties"]["a"]["description"] == "first"
     assert add["properties"]["b"]["default"] == 2
     assert add["required"] == ["a"]
-    shapes = demo["shapes"].to_anthropic_tool()["input_schema"]
+    shapes = export_tool(demo["shapes"], "anthropic")["input_schema"]
     assert shapes["properties"]["when"]["format"] == "date"
     assert shapes["properties"]["mode"]["enum"] == ["sum", "max"]
     point = shapes["properties"]["points"]["items"]
@@ -91,7 +92,7 @@ def test_exports_validate_in_every_format(demo: Toolset) -> None:
 
 
 def test_annotations_title_and_output_schema_carry_over(demo: Toolset) -> None:
-    exported = demo["add"].to_mcp_tool()
+    exported = export_tool(demo["add"], "mcp")
     assert exported["annotations"]["readOnlyHint"] is True
     assert exported["title"] == "Add numbers"
     assert exported["outputSchema"]["properties"]["total"]["type"] == "integer"
@@ -144,7 +145,7 @@ def test_server_errors_become_error_observations(demo: Toolset) -> None:
 def test_dotted_names_are_mapped_and_called_by_their_server_name(demo: Toolset) -> None:
     observation = demo.call("files_read", {"path": "x.txt"})
     assert observation.text == "read x.txt"
-    assert demo["files_read"].to_mcp_tool()["_meta"]["toolplug/mcp"]["tool"] == "files.read"
+    assert export_tool(demo["files_read"], "mcp")["_meta"]["toolplug/mcp"]["tool"] == "files.read"
 
 
 def test_several_servers_are_prefixed_and_never_collide(tmp_path: Path) -> None:

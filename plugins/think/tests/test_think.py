@@ -7,6 +7,7 @@ import logging
 import pytest
 import toolplug_think
 from toolplug import Observation, Tool, ToolParamsError, Toolset
+from toolplug.formats import export_tool, render
 from toolplug.testing import registry_from, validate_observation_exports
 from toolplug_think import CONFIRMATION, ThinkObservation, think_tool
 
@@ -18,7 +19,7 @@ def test_a_thought_is_confirmed_to_the_model_and_given_back_to_the_host() -> Non
     assert not observation.is_error
     assert observation.text == CONFIRMATION
     assert observation.thought == "Option A is simpler; B is faster."
-    result = observation.to_mcp_result()
+    result = render(observation, "mcp")
     assert result["structuredContent"] == {"thought": "Option A is simpler; B is faster."}
     validate_observation_exports(observation)
 
@@ -66,7 +67,7 @@ def test_an_unknown_field_is_dropped_with_a_note() -> None:
 
     assert not observation.is_error
     assert observation.thought == "ok"
-    assert "mood" in observation.to_mcp_result()["content"][0]["text"]
+    assert "mood" in render(observation, "mcp")["content"][0]["text"]
 
 
 async def test_acall_from_an_async_host() -> None:
@@ -84,7 +85,7 @@ def test_the_registry_refuses_params_for_think() -> None:
 
 
 def test_annotations_say_read_only_idempotent_closed_world() -> None:
-    annotations = think_tool.to_mcp_tool()["annotations"]
+    annotations = export_tool(think_tool, "mcp")["annotations"]
 
     assert annotations == {
         "title": "Think",
@@ -95,7 +96,7 @@ def test_annotations_say_read_only_idempotent_closed_world() -> None:
 
 
 def test_the_exported_description_tells_when_to_think() -> None:
-    description = think_tool.to_anthropic_tool()["description"]
+    description = export_tool(think_tool, "anthropic")["description"]
 
     for use in ("planning", "weighing options", "checking"):
         assert use in description

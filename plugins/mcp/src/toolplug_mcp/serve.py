@@ -34,6 +34,7 @@ from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec
 from toolplug import ToolContext, ToolDefinition, ToolRegistry, Toolset
 from toolplug.errors import ToolError
+from toolplug.formats import export_tool, render
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -140,7 +141,7 @@ class ServedTool(Tool):
                 content=[mcp_types.TextContent(type="text", text=text)], is_error=True
             )
         observation = await toolset.acall(self.name, arguments)
-        result = mcp_types.CallToolResult.model_validate(observation.to_mcp_result())
+        result = mcp_types.CallToolResult.model_validate(render(observation, "mcp"))
         return ToolResult(
             content=list(result.content),
             structured_content=result.structured_content,
@@ -150,7 +151,7 @@ class ServedTool(Tool):
 
 def served_tool(definition: ToolDefinition[Any, Any], sessions: SessionToolsets) -> ServedTool:
     """The fastmcp tool that serves ``definition`` (its MCP export, unchanged)."""
-    exported = definition.to_mcp_tool()
+    exported = export_tool(definition, "mcp")
     annotations = exported.get("annotations")
     tool = ServedTool(
         name=exported["name"],

@@ -1,0 +1,75 @@
+"""OpenAI Chat Completions: ``tools`` entries, ``tool_calls``, ``{"role": "tool"}`` replies.
+
+The reply takes text only: images and other blocks become a short note in the text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolplug.formats.base import NotACall, ToolFormat, plain, require, result_text
+from toolplug.model import Observation, ToolCall
+from toolplug.schema import check_openai_strict, to_strict
+
+
+class OpenAIChatFormat(ToolFormat):
+    """OpenAI Chat Completions (and the many APIs that copy it)."""
+
+    name = "openai"
+    title = "OpenAI Chat Completions"
+    options = ("strict",)
+
+    def export_tool(
+        self,
+        tool: Any,
+        *,
+        name: str | None = None,
+        security_risk: bool = False,
+        strict: bool = False,
+        **options: Any,
+    ) -> dict[str, Any]:
+        params = tool.input_schema(security_risk=security_risk)
+        if strict:
+            params = to_strict(params)
+        function = {
+            "name": name or tool.name,
+            "description": tool.description,
+            "parameters": params,
+            "strict": strict,
+        }
+        return {"type": "function", "function": function}
+
+    def unwrap(self, data: Any) -> list[Any] | None:
+        if not isinstance(data, dict):
+            return None
+        if isinstance(data.get("choices"), list) and data["choices"]:  # a whole ChatCompletion
+            data = plain(data["choices"][0]).get("message") or {}
+        if "tool_calls" in data:  # an assistant message
+            return list(data["tool_calls"] or [])
+        return None
+
+    def read_call(self, item: Any, index: int) -> ToolCall | NotACall | None:
+        kind = item.get("type")
+        if kind == "function" or (kind is None and isinstance(item.get("function"), dict)):
+            function = plain(item["function"])
+            return ToolCall(item["id"], function["name"], function.get("arguments"))
+        return None
+
+    def render_result(self, call: ToolCall, observation: Observation) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": call.id, "content": result_text(observation)}
+
+    def check_tool(self, exported: dict[str, Any]) -> None:
+        from pydantic import TypeAdapter
+
+        chat = require("openai.types.chat", "openai", self.title)
+        TypeAdapter(chat.ChatCompletionFunctionToolParam).validate_python(exported, strict=True)
+        function = exported["function"]
+        if function.get("strict"):
+            check_openai_strict(function["parameters"])
+
+    def check_result(self, result: Any, observation: Observation) -> None:
+        from pydantic import TypeAdapter
+
+        chat = require("openai.types.chat", "openai", self.title)
+        TypeAdapter(chat.ChatCompletionToolMessageParam).validate_python(result, strict=True)
+        assert isinstance(result["content"], str) and result["content"]

@@ -1,0 +1,142 @@
+"""The :class:`FormatRegistry`: the formats a toolset knows, by name, and reading a batch
+of calls in whichever of them it came."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from toolplug.errors import DispatchError, FormatError
+from toolplug.formats.base import NotACall, ToolFormat, plain
+from toolplug.formats.native import ToolplugFormat
+from toolplug.model import ToolCall
+
+#: How ToolCall items are read when no registered format is named "toolplug".
+_NATIVE = ToolplugFormat()
+
+
+class FormatRegistry(Mapping[str, ToolFormat]):
+    """Formats by name, in the order they were registered.
+
+    Filled through the ``register_formats`` hook: the core's formats first, then
+    plugins'. A name registered twice is an error naming both sources.
+    """
+
+    def __init__(self) -> None:
+        self._formats: dict[str, ToolFormat] = {}
+        self._sources: dict[str, str] = {}
+
+    def register(self, fmt: ToolFormat, *, source: str = "the host") -> None:
+        """Add a format; its ``name`` must be new."""
+        if not isinstance(fmt, ToolFormat):
+            raise FormatError(
+                f"{source} registered {type(fmt).__name__}, not a ToolFormat instance"
+            )
+        if not fmt.name:
+            raise FormatError(f"{source} registered {fmt!r}, which has no name")
+        if fmt.name in self._formats:
+            raise FormatError(
+                f"the format name '{fmt.name}' is registered by {self._sources[fmt.name]} "
+                f"and by {source}; the first is used"
+            )
+        self._formats[fmt.name] = fmt
+        self._sources[fmt.name] = source
+
+    def __getitem__(self, name: str) -> ToolFormat:
+        try:
+            return self._formats[name]
+        except KeyError:
+            raise FormatError(
+                f"unknown format {name!r}; choose one of {', '.join(self._formats)}"
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._formats)
+
+    def __len__(self) -> int:
+        return len(self._formats)
+
+    def __repr__(self) -> str:
+        return f"FormatRegistry({', '.join(self._formats)})"
+
+    # -- reading calls ------------------------------------------------------------------
+
+    def _detecting(self) -> list[ToolFormat]:
+        formats = list(self._formats.values())
+        return [f for f in formats if not f.fallback] + [f for f in formats if f.fallback]
+
+    def _items(self, calls: Any) -> list[Any]:
+        """The items of a batch: whole messages, responses and requests are unwrapped."""
+        calls = plain(calls)
+        if calls is None:
+            return []
+        if isinstance(calls, (list, tuple)):
+            return list(calls)
+        for fmt in self._detecting():
+            items = fmt.unwrap(calls)
+            if items is not None:
+                return items
+        return [calls]
+
+    def _read(self, item: Any, index: int) -> tuple[ToolFormat, ToolCall] | None:
+        item = plain(item)
+        if isinstance(item, ToolCall):
+            return self._formats.get("toolplug") or _NATIVE, item
+        if not isinstance(item, dict):
+            raise DispatchError(
+                f"item {index} of the calls is {type(item).__name__}, not a tool call"
+            )
+        skipped = False
+        for fmt in self._detecting():
+            try:
+                call = fmt.read_call(item, index)
+            except KeyError as exc:
+                raise DispatchError(
+                    f"tool call {index} ({fmt.title}) has no {exc.args[0]!r}: {item!r:.200}"
+                ) from None
+            except (TypeError, AttributeError) as exc:
+                raise DispatchError(
+                    f"tool call {index} is malformed for {fmt.title}: {exc}: {item!r:.200}"
+                ) from None
+            if isinstance(call, NotACall):
+                skipped = True
+            elif call is not None:
+                if not isinstance(call.name, str):
+                    raise DispatchError(f"tool call {index} has a name that is not a string")
+                return fmt, call
+        if skipped or "type" in item:
+            return None  # text, thinking, reasoning...: not a call to run
+        raise DispatchError(f"item {index} is not a tool call of any known format: {item!r:.200}")
+
+    def parse_calls(
+        self, calls: Any, format: str | None = None
+    ) -> tuple[ToolFormat, list[ToolCall]]:
+        """Read a batch of calls in any registered format: the format and the calls.
+
+        Accepts a list of calls (dicts or SDK objects) or a whole message, response or
+        request as its format unwraps it; items that are not calls (text, reasoning) are
+        skipped. :class:`~toolplug.ToolCall` items fit every format. Raises
+        :class:`~toolplug.DispatchError` on a shape no format reads, on calls of two
+        formats, or on calls that do not match ``format``.
+        """
+        wanted = None
+        if format is not None:
+            try:
+                wanted = self[format]
+            except FormatError as exc:
+                raise DispatchError(str(exc)) from None
+        found: ToolFormat | None = None
+        out: list[ToolCall] = []
+        for index, item in enumerate(self._items(calls)):
+            read = self._read(item, index)
+            if read is None:
+                continue
+            fmt, call = read
+            if fmt.name != "toolplug":
+                if found is not None and fmt is not found:
+                    raise DispatchError(f"the calls mix two formats: {found.name} and {fmt.name}")
+                found = fmt
+            out.append(call)
+        if wanted is not None and found is not None and found is not wanted:
+            raise DispatchError(f"the calls are {found.name} tool calls, not {wanted.name}")
+        return wanted or found or self._formats.get("toolplug") or _NATIVE, out
