@@ -27,7 +27,7 @@ from toolplug import (
 from toolplug.loop import arun
 
 from toolplug_mcp.connection import RequestFailed, ServerConnection, ServerPool
-from toolplug_mcp.impl import ServerExecutor
+from toolplug_mcp.executor import ServerExecutor
 from toolplug_mcp.names import META_KEY
 from toolplug_mcp.results import wire
 

@@ -32,8 +32,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from mcp import MCPError
 from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec
-from toolplug import ToolContext, ToolDefinition, ToolRegistry, Toolset
-from toolplug.errors import ToolError
+from toolplug import ToolContext, ToolDefinition, ToolError, ToolRegistry, Toolset
 
 log = logging.getLogger("toolplug.mcp")
 
