@@ -51,8 +51,8 @@ def list_command(
 
     from toolplug_mcp.config import ConfigError, load_config
     from toolplug_mcp.connection import ServerPool
-    from toolplug_mcp.tool import McpTool, build_tools
     from toolplug_mcp.names import META_KEY
+    from toolplug_mcp.tool import McpTool, build_tools
 
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
@@ -177,8 +177,7 @@ def serve_command(
     workspace: Path | None,
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools)."""
-    from toolplug import ToolContext
-    from toolplug import ToolError
+    from toolplug import ToolContext, ToolError
 
     from toolplug_mcp.serve import build_server, is_loopback, serve_http, serve_stdio
 
