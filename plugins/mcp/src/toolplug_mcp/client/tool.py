@@ -19,13 +19,13 @@ from toolplug import (
 )
 from toolplug.loop import run_sync
 
-from toolplug_mcp.config import load_config
-from toolplug_mcp.connection import ServerConnection, ServerPool
-from toolplug_mcp.executor import McpExecutor
-from toolplug_mcp.names import META_KEY, exported_name
-from toolplug_mcp.resources import resource_tools
-from toolplug_mcp.results import wire as to_wire
-from toolplug_mcp.schemas import (
+from toolplug_mcp.client.config import load_config
+from toolplug_mcp.client.connection import ServerConnection, ServerPool
+from toolplug_mcp.client.executor import McpExecutor
+from toolplug_mcp.client.names import META_KEY, exported_name
+from toolplug_mcp.client.resources import resource_tools
+from toolplug_mcp.client.results import wire as to_wire
+from toolplug_mcp.client.schemas import (
     allows_null,
     describe_errors,
     expects_structure,
@@ -33,7 +33,7 @@ from toolplug_mcp.schemas import (
     export_schema,
     make_validator,
 )
-from toolplug_mcp.types import McpArguments, McpObservation
+from toolplug_mcp.client.types import McpArguments, McpObservation
 
 #: The names of the two resource tools of a server (before any prefix).
 RESOURCE_TOOL_NAMES = ("list_resources", "read_resource")

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from toolplug import ContentBlock, TextContent
 
-from toolplug_mcp.types import McpObservation
+from toolplug_mcp.client.types import McpObservation
 
 _BLOCK = TypeAdapter(ContentBlock)
 
