@@ -17,8 +17,9 @@ EXPECTED_FILES = [
     ".gitignore",
     ".github/workflows/tests.yml",
     "src/toolplug_word_count/__init__.py",
-    "src/toolplug_word_count/definition.py",
-    "src/toolplug_word_count/impl.py",
+    "src/toolplug_word_count/executor.py",
+    "src/toolplug_word_count/tool.py",
+    "src/toolplug_word_count/types.py",
     "src/toolplug_word_count/py.typed",
     "tests/test_conformance.py",
     "tests/test_word_count.py",
@@ -47,6 +48,8 @@ def top_level_names(path: Path) -> set[str]:
             names.add(node.name)
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
     return names
 
 
@@ -87,25 +90,57 @@ def test_pyproject_declares_the_plugin(project: Path) -> None:
 
 def test_the_kinds_differ_where_they_should(kind: str, project: Path) -> None:
     package = project / "src" / "toolplug_word_count"
-    definition = top_level_names(package / "definition.py")
-    impl = (package / "impl.py").read_text(encoding="utf-8")
+    types = top_level_names(package / "types.py")
+    tool = top_level_names(package / "tool.py")
+    executor = (package / "executor.py").read_text(encoding="utf-8")
     hook = (package / "__init__.py").read_text(encoding="utf-8")
 
-    assert {"WordCountAction", "WordCountObservation", "DESCRIPTION"} <= definition
+    assert {"WordCountAction", "WordCountObservation", "DESCRIPTION"} <= types
+    assert "ANNOTATIONS" in tool
     if kind == "stateful":
-        assert "WordCountTool" in definition
-        assert "word_count_tool" not in definition
-        assert "def create(" in (package / "definition.py").read_text(encoding="utf-8")
-        assert "def close(self)" in impl
+        assert "WordCountTool" in tool
+        assert "word_count_tool" not in tool
+        assert "def create(" in (package / "tool.py").read_text(encoding="utf-8")
+        assert "def close(self)" in executor
         assert 'register(WordCountTool, name="word_count")' in hook
     else:
-        assert "WordCountTool" not in definition
-        assert "word_count_tool" in definition
-        assert "def close(self)" not in impl
+        assert "WordCountTool" not in tool
+        assert "word_count_tool" in tool
+        assert "def close(self)" not in executor
         assert "register(word_count_tool)" in hook
     assert "class TestWordCountConformance(ToolConformance)" in (
         project / "tests" / "test_conformance.py"
     ).read_text(encoding="utf-8")
+
+
+def package_imports(path: Path, package: str) -> set[str]:
+    """The modules of ``package`` that a module imports, by their last name part."""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith(f"{package}."):
+                imported.add(name.split(".")[1])
+    return imported
+
+
+def test_each_module_imports_only_the_ones_below_it(project: Path) -> None:
+    # types -> executor -> tool -> __init__: the plugin shape, with no import cycle.
+    package = project / "src" / "toolplug_word_count"
+    modules = {"types", "executor", "tool"}
+
+    def imports(module: str) -> set[str]:
+        return package_imports(package / f"{module}.py", "toolplug_word_count") & modules
+
+    assert imports("types") == set()
+    assert imports("executor") == {"types"}
+    assert imports("tool") == {"types", "executor"}
+    assert imports("__init__") == {"types", "executor", "tool"}
 
 
 def test_the_workflow_runs_the_tests_on_github_actions(project: Path) -> None:
@@ -142,7 +177,7 @@ def test_any_characters_in_answers_survive(bake: Any, description: str) -> None:
     assert meta["project"]["description"] == description
     assert meta["project"]["authors"] == [{"name": author, "email": "you@example.com"}]
     package = project / "src" / "toolplug_word_count"
-    assert assigned_constant(package / "definition.py", "DESCRIPTION") == description
+    assert assigned_constant(package / "types.py", "DESCRIPTION") == description
     init = ast.parse((package / "__init__.py").read_text("utf-8"))
     docstring = ast.get_docstring(init, clean=False)
     assert docstring == f"toolplug-word-count: {description}"
@@ -152,6 +187,5 @@ def test_names_with_digits_make_valid_class_names(bake: Any) -> None:
     result = bake(tool_name="ocr2_reader", kind="stateful")
 
     package = Path(result.project_path) / "src" / "toolplug_ocr2_reader"
-    assert {"Ocr2ReaderAction", "Ocr2ReaderObservation", "Ocr2ReaderTool"} <= top_level_names(
-        package / "definition.py"
-    )
+    assert {"Ocr2ReaderAction", "Ocr2ReaderObservation"} <= top_level_names(package / "types.py")
+    assert "Ocr2ReaderTool" in top_level_names(package / "tool.py")

@@ -346,7 +346,7 @@ def test_bad_arguments(tmp_path: Path, make_tool) -> None:
 
 
 def test_bad_params(tmp_path: Path, make_tool) -> None:
-    from toolplug.errors import ToolParamsError
+    from toolplug import ToolParamsError
 
     for params in ({"default_limit": 0}, {"timeout": -1}, {"engine": "grep"}, {"root": "nope"}):
         with pytest.raises(ToolParamsError):

@@ -19,9 +19,10 @@ from toolplug import (
     TextContent,
     Tool,
     ToolContext,
+    ToolError,
+    ToolParamsError,
     Toolset,
 )
-from toolplug.errors import ToolError, ToolParamsError
 from toolplug.formats import export_tool
 from toolplug.testing import registry_from, validate_observation_exports
 

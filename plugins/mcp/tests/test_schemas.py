@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from toolplug_mcp.names import exported_name
-from toolplug_mcp.schemas import export_schema, make_validator
+from toolplug_mcp.client.names import exported_name
+from toolplug_mcp.client.schemas import export_schema, make_validator
 
 DRAFT7 = {
     "$schema": "http://json-schema.org/draft-07/schema#",

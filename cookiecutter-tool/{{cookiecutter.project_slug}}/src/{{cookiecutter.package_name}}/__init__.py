@@ -8,13 +8,13 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
-from {{ cookiecutter.package_name }}.definition import (
+from {{ cookiecutter.package_name }}.executor import {{ P }}Executor
+from {{ cookiecutter.package_name }}.tool import {% if stateful %}{{ P }}Tool{% else %}{{ cookiecutter.tool_name }}_tool{% endif %}
+from {{ cookiecutter.package_name }}.types import (
     DESCRIPTION,
     {{ P }}Action,
     {{ P }}Observation,
-    {% if stateful %}{{ P }}Tool{% else %}{{ cookiecutter.tool_name }}_tool{% endif %},
 )
-from {{ cookiecutter.package_name }}.impl import {{ P }}Executor
 
 __all__ = [
     "DESCRIPTION",

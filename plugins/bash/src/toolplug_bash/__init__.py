@@ -6,14 +6,9 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
-from toolplug_bash.definition import (
-    ANNOTATIONS,
-    DESCRIPTION,
-    BashAction,
-    BashObservation,
-    BashTool,
-)
-from toolplug_bash.impl import BashConfig, BashExecutor
+from toolplug_bash.executor import BashConfig, BashExecutor
+from toolplug_bash.tool import ANNOTATIONS, BashTool
+from toolplug_bash.types import DESCRIPTION, BashAction, BashObservation
 
 __all__ = [
     "ANNOTATIONS",

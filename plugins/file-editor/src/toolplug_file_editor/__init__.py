@@ -12,12 +12,9 @@ from typing import Any
 
 from toolplug import hookimpl
 
-from toolplug_file_editor.definition import (
-    FileEditorAction,
-    FileEditorObservation,
-    FileEditorTool,
-)
-from toolplug_file_editor.impl import FileEditorExecutor, Settings
+from toolplug_file_editor.executor import FileEditorExecutor, Settings
+from toolplug_file_editor.tool import FileEditorTool
+from toolplug_file_editor.types import FileEditorAction, FileEditorObservation
 
 __all__ = [
     "FileEditorAction",

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
-from toolplug_finish.definition import DESCRIPTION, FinishAction, FinishObservation, finish_tool
-from toolplug_finish.impl import CONFIRMATION, FinishExecutor, is_finished
+from toolplug_finish.executor import CONFIRMATION, FinishExecutor, is_finished
+from toolplug_finish.tool import finish_tool
+from toolplug_finish.types import DESCRIPTION, FinishAction, FinishObservation
 
 __all__ = [
     "CONFIRMATION",

@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
-from toolplug_glob.definition import DESCRIPTION, GlobAction, GlobObservation, GlobTool
-from toolplug_glob.impl import Engine, GlobExecutor, GlobSettings, choose_engine
+from toolplug_glob.executor import Engine, GlobExecutor, GlobSettings, choose_engine
 from toolplug_glob.patterns import PatternError, compile_glob, split_pattern
+from toolplug_glob.tool import GlobTool
+from toolplug_glob.types import DESCRIPTION, GlobAction, GlobObservation
 
 __all__ = [
     "DESCRIPTION",

@@ -29,9 +29,9 @@ def mcp_tools(
 ) -> list[ToolDefinition[Any, Any]]:
     """One tool per tool of every configured MCP server (none when nothing is configured).
 
-    See :func:`toolplug_mcp.definition.mcp_tools` for the params.
+    See :func:`toolplug_mcp.client.tool.mcp_tools` for the params.
     """
-    from toolplug_mcp.definition import mcp_tools as create
+    from toolplug_mcp.client.tool import mcp_tools as create
 
     return create(
         context, config=config, timeout=timeout, init_timeout=init_timeout, resources=resources

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from toolplug_mcp.config import CONFIG_ENV_VAR
+from toolplug_mcp.client.config import CONFIG_ENV_VAR
 
 workspace_option = click.option(
     "--workspace",
@@ -49,10 +49,10 @@ def list_command(
     from toolplug import ToolContext
     from toolplug.loop import run_sync
 
-    from toolplug_mcp.config import ConfigError, load_config
-    from toolplug_mcp.connection import ServerPool
-    from toolplug_mcp.definition import McpTool, build_tools
-    from toolplug_mcp.names import META_KEY
+    from toolplug_mcp.client.config import ConfigError, load_config
+    from toolplug_mcp.client.connection import ServerPool
+    from toolplug_mcp.client.names import META_KEY
+    from toolplug_mcp.client.tool import McpTool, build_tools
 
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
@@ -177,10 +177,10 @@ def serve_command(
     workspace: Path | None,
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools)."""
-    from toolplug import ToolContext
-    from toolplug.errors import ToolError
+    from toolplug import ToolContext, ToolError
 
-    from toolplug_mcp.serve import build_server, is_loopback, serve_http, serve_stdio
+    from toolplug_mcp.server.security import is_loopback
+    from toolplug_mcp.server.serve import build_server, serve_http, serve_stdio
 
     if transport == "http" and not is_loopback(host) and not token:
         click.echo(

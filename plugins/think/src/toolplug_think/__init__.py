@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
-from toolplug_think.definition import DESCRIPTION, ThinkAction, ThinkObservation, think_tool
-from toolplug_think.impl import CONFIRMATION, ThinkExecutor
+from toolplug_think.executor import CONFIRMATION, ThinkExecutor
+from toolplug_think.tool import think_tool
+from toolplug_think.types import DESCRIPTION, ThinkAction, ThinkObservation
 
 __all__ = [
     "CONFIRMATION",

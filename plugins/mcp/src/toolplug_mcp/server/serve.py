@@ -4,7 +4,7 @@ Every enabled tool is offered with its input schema, output schema, annotations 
 structured results. Each MCP client session gets its own tool instances (its own bash
 session, its own undo history): a :class:`~toolplug.Toolset` created on the session's
 first call and closed when the session ends (the client's ``DELETE``, the session's
-idle timeout, or the server's shutdown).
+idle timeout, or the server's shutdown): see :mod:`~toolplug_mcp.server.sessions`.
 
 Over HTTP the server speaks the session-based (handshake) MCP protocol: it declines
 the stateless ``server/discover`` probe, so that every client, fastmcp's included, gets
@@ -15,13 +15,8 @@ process serves one client, which is one session whatever the protocol.
 from __future__ import annotations
 
 import asyncio
-import hmac
-import ipaddress
-import json
 import logging
-import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types
@@ -32,96 +27,13 @@ from fastmcp.tools.base import Tool, ToolResult
 from mcp import MCPError
 from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec
-from toolplug import ToolContext, ToolDefinition, ToolRegistry, Toolset
-from toolplug.errors import ToolError
+from toolplug import ToolContext, ToolDefinition, ToolError, ToolRegistry
 from toolplug.formats import export_tool, render
 
+from toolplug_mcp.server.security import TOKEN_ENV_VAR, BearerTokenMiddleware, is_loopback
+from toolplug_mcp.server.sessions import DEFAULT_IDLE_TIMEOUT, SessionToolsets
+
 log = logging.getLogger("toolplug.mcp")
-
-TOKEN_ENV_VAR = "TOOLPLUG_MCP_TOKEN"
-DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its tools close
-
-
-def is_loopback(host: str) -> bool:
-    """Whether a bind address only accepts connections from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-@dataclass
-class _Session:
-    toolset: Toolset
-    last_used: float = field(default_factory=time.monotonic)
-
-
-class SessionToolsets:
-    """One :class:`~toolplug.Toolset` per MCP session, created on first use."""
-
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        specs: Sequence[ToolSpec],
-        context: ToolContext,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-    ) -> None:
-        self.registry = registry
-        self.specs = list(specs)
-        self.context = context
-        self.idle_timeout = idle_timeout
-        #: Set for stdio, where the process serves exactly one client: one session.
-        self.single_client = False
-        self._sessions: dict[str, _Session] = {}
-        self._creating: dict[str, asyncio.Future[Toolset]] = {}
-
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    async def get(self, session_id: str) -> Toolset:
-        """The session's toolset, created (off the event loop) on its first call."""
-        session = self._sessions.get(session_id)
-        if session is not None:
-            session.last_used = time.monotonic()
-            return session.toolset
-        pending = self._creating.get(session_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Toolset] = asyncio.get_running_loop().create_future()
-        self._creating[session_id] = future
-        try:
-            await self.reap_idle()
-            toolset = await asyncio.to_thread(
-                Toolset.load, self.specs, registry=self.registry, context=self.context
-            )
-            self._sessions[session_id] = _Session(toolset)
-            future.set_result(toolset)
-            return toolset
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters, if any, get it through shield
-            raise
-        finally:
-            del self._creating[session_id]
-
-    async def end(self, session_id: str) -> None:
-        """Close a session's tools (nothing happens for an unknown session)."""
-        session = self._sessions.pop(session_id, None)
-        if session is not None:
-            await session.toolset.aclose()
-
-    async def reap_idle(self) -> None:
-        """Close the tools of sessions unused for longer than the idle timeout."""
-        now = time.monotonic()
-        idle = [s for s, v in self._sessions.items() if now - v.last_used > self.idle_timeout]
-        for session_id in idle:
-            await self.end(session_id)
-
-    async def close_all(self) -> None:
-        """Close every session's tools (at shutdown)."""
-        await asyncio.gather(*(self.end(s) for s in list(self._sessions)))
 
 
 class ServedTool(Tool):
@@ -213,33 +125,6 @@ def build_server(
         for definition in templates:
             definition.close()
     return server, sessions, problems
-
-
-class BearerTokenMiddleware:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers", [])).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                body = json.dumps({"error": "unauthorized", "detail": "a bearer token is required"})
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="toolplug"'),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body.encode()})
-                return
-        await self.app(scope, receive, send)
 
 
 class SessionEndMiddleware:

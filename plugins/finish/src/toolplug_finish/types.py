@@ -1,9 +1,9 @@
-"""The finish tool: its action, its observation, and the tool itself."""
+"""The finish tool's types: its action, its observation, and the description a model reads."""
 
 from __future__ import annotations
 
 from pydantic import Field, field_validator
-from toolplug import Action, Observation, ToolAnnotations, ToolDefinition
+from toolplug import Action, Observation
 
 DESCRIPTION = """\
 Finish the task and hand your final answer to the user. Call it once, when the work \
@@ -39,22 +39,3 @@ class FinishObservation(Observation):
 
     finished: bool = Field(default=True, description="True: the agent has finished the task.")
     message: str = Field(description="The final message for the user, exactly as sent.")
-
-
-def _build_finish_tool() -> ToolDefinition[FinishAction, FinishObservation]:
-    # impl imports the models above, so it is imported once they exist.
-    from toolplug_finish.impl import FinishExecutor
-
-    return ToolDefinition(
-        name="finish",
-        title="Finish",
-        description=DESCRIPTION,
-        action_type=FinishAction,
-        observation_type=FinishObservation,
-        executor=FinishExecutor(),
-        annotations=ToolAnnotations(title="Finish", readOnlyHint=True, openWorldHint=False),
-    )
-
-
-finish_tool = _build_finish_tool()
-"""The finish tool, ready to use: stateless, so one instance serves every session."""

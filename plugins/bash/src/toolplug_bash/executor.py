@@ -8,16 +8,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from toolplug import Observation, TextContent, ToolExecutor
 
 from toolplug_bash.environment import session_env
 from toolplug_bash.output import SecretMasker, render
 from toolplug_bash.session import KEYS, Limits, Outcome, ShellError, ShellSession
-
-if TYPE_CHECKING:
-    from toolplug_bash.definition import BashAction, BashObservation
+from toolplug_bash.types import BashAction, BashObservation
 
 #: Spellings of the special keys a model may use.
 _KEY_NAMES = {
@@ -45,7 +42,7 @@ class BashConfig:
     secrets: list[str] = field(default_factory=list)
 
 
-class BashExecutor(ToolExecutor["BashAction", "BashObservation"]):
+class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     """Runs actions in one persistent shell, started on the first call."""
 
     def __init__(self, config: BashConfig) -> None:
@@ -181,8 +178,6 @@ class BashExecutor(ToolExecutor["BashAction", "BashObservation"]):
     # -- what the model is told ------------------------------------------------------
 
     def _observe(self, outcome: Outcome | None, notes: list[str]) -> BashObservation:
-        from toolplug_bash.definition import BashObservation
-
         cwd = str(self.config.workspace)
         if outcome is None:
             text = "\n".join(notes)

@@ -1,26 +1,31 @@
-"""MCP server tools as toolplug tools: the action, the definition, and the ``mcp`` factory."""
+"""MCP server tools as toolplug tools: the definition, and the ``mcp`` factory."""
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import ConfigDict
-from toolplug import Action, ArgumentError, ToolAnnotations, ToolContext, ToolDefinition
-from toolplug.arguments import describe_schema, parse_arguments
-from toolplug.errors import ToolError
+from toolplug import (
+    SECURITY_RISK_FIELD,
+    ArgumentError,
+    ToolAnnotations,
+    ToolContext,
+    ToolDefinition,
+    ToolError,
+    describe_schema,
+    parse_arguments,
+    with_security_risk,
+)
 from toolplug.loop import run_sync
-from toolplug.schema import SECURITY_RISK_FIELD, with_security_risk
 
-from toolplug_mcp.config import load_config
-from toolplug_mcp.connection import ServerConnection, ServerPool
-from toolplug_mcp.impl import McpExecutor
-from toolplug_mcp.names import META_KEY, exported_name
-from toolplug_mcp.resources import resource_tools
-from toolplug_mcp.results import McpObservation
-from toolplug_mcp.results import wire as to_wire
-from toolplug_mcp.schemas import (
+from toolplug_mcp.client.config import load_config
+from toolplug_mcp.client.connection import ServerConnection, ServerPool
+from toolplug_mcp.client.executor import McpExecutor
+from toolplug_mcp.client.names import META_KEY, exported_name
+from toolplug_mcp.client.resources import resource_tools
+from toolplug_mcp.client.results import wire as to_wire
+from toolplug_mcp.client.schemas import (
     allows_null,
     describe_errors,
     expects_structure,
@@ -28,29 +33,10 @@ from toolplug_mcp.schemas import (
     export_schema,
     make_validator,
 )
+from toolplug_mcp.client.types import McpArguments, McpObservation
 
 #: The names of the two resource tools of a server (before any prefix).
 RESOURCE_TOOL_NAMES = ("list_resources", "read_resource")
-
-
-class McpArguments(Action):
-    """The arguments of an MCP tool, validated against the server's ``inputSchema``.
-
-    The fields are the server's, so they are kept as extra fields; each tool gets a
-    subclass whose :meth:`model_json_schema` is that server schema.
-    """
-
-    model_config = ConfigDict(extra="allow")
-    server_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
-
-    @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """The server's input schema (as exported)."""
-        return copy.deepcopy(cls.server_schema)
-
-    def arguments(self) -> dict[str, Any]:
-        """The arguments as they are sent to the server."""
-        return dict(self.model_extra or {})
 
 
 class McpTool(ToolDefinition[McpArguments, McpObservation]):

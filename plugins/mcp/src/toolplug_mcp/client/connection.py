@@ -1,6 +1,6 @@
 """Connections to MCP servers: opened once, shared by every call, reopened after a death.
 
-Everything here runs on the client loop (:mod:`toolplug_mcp.loop`). A
+Everything here runs on the client loop (:mod:`toolplug.loop`). A
 :class:`ServerConnection` holds one fastmcp ``Client``; a :class:`ServerPool` holds the
 connections of one configuration and closes them all when the last tool using them is
 closed (and, as a last resort, when the interpreter exits), so that no server process
@@ -19,7 +19,7 @@ from typing import Any
 
 from toolplug.loop import run_sync
 
-from toolplug_mcp.config import ServerSpec
+from toolplug_mcp.client.config import ServerSpec
 
 log = logging.getLogger("toolplug.mcp")
 

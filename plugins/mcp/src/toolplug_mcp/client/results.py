@@ -10,27 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import Field, TypeAdapter, ValidationError
-from toolplug import ContentBlock, Observation, TextContent
+from pydantic import TypeAdapter, ValidationError
+from toolplug import ContentBlock, TextContent
+
+from toolplug_mcp.client.types import McpObservation
 
 _BLOCK = TypeAdapter(ContentBlock)
-
-
-class McpObservation(Observation):
-    """The result of an MCP tool: its content blocks, plus its ``structuredContent``."""
-
-    structured: dict[str, Any] | None = Field(
-        default=None, description="The server's structuredContent, as it sent it."
-    )
-
-    def structured_content(self) -> dict[str, Any] | None:
-        """The server's ``structuredContent`` unchanged (also on errors, if it sent one)."""
-        return self.structured
-
-    @classmethod
-    def output_schema(cls) -> dict[str, Any] | None:
-        """Not known per class: each MCP tool carries its server's ``outputSchema``."""
-        return None
 
 
 def wire(model: Any) -> Any:

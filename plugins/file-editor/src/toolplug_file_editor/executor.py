@@ -8,15 +8,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolplug.content import ImageContent, TextContent
-from toolplug.definition import ToolExecutor
-from toolplug.model import Observation
+from toolplug import ImageContent, Observation, TextContent, ToolExecutor
 
 from toolplug_file_editor import editing, paths, render, textfile, viewing
 from toolplug_file_editor.atomic import write_atomic
-from toolplug_file_editor.definition import FileEditorAction, FileEditorObservation
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.history import History, Step, fingerprint
+from toolplug_file_editor.types import FileEditorAction, FileEditorObservation
 
 # The optional fields each command reads; any other one sent is reported as ignored.
 _FIELDS_USED = {

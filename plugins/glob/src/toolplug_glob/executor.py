@@ -11,7 +11,6 @@ from pathlib import Path
 
 from toolplug import Observation
 
-from toolplug_glob.definition import GlobAction, GlobObservation
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
     PatternError,
@@ -21,6 +20,7 @@ from toolplug_glob.patterns import (
     split_pattern,
 )
 from toolplug_glob.ripgrep import find_ripgrep, walk_rg
+from toolplug_glob.types import GlobAction, GlobObservation
 from toolplug_glob.walk import walk_python
 
 Walk = Callable[[Path, WalkOptions, Sink], WalkReport]

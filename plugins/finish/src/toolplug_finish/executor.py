@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolplug import Observation, TextContent, ToolExecutor
 
-from toolplug_finish.definition import FinishAction, FinishObservation
+from toolplug_finish.types import FinishAction, FinishObservation
 
 #: What the model reads back; the message itself goes to the host in a typed field.
 CONFIRMATION = "The task is marked as finished; your message goes to the user."

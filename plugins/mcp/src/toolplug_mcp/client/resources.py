@@ -26,10 +26,10 @@ from toolplug import (
 )
 from toolplug.loop import arun
 
-from toolplug_mcp.connection import RequestFailed, ServerConnection, ServerPool
-from toolplug_mcp.impl import ServerExecutor
-from toolplug_mcp.names import META_KEY
-from toolplug_mcp.results import wire
+from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.client.executor import ServerExecutor
+from toolplug_mcp.client.names import META_KEY
+from toolplug_mcp.client.results import wire
 
 #: Reading a resource changes nothing; what it returns comes from outside.
 RESOURCE_ANNOTATIONS = ToolAnnotations(

@@ -1,9 +1,9 @@
-"""The think tool: its action, its observation, and the tool itself."""
+"""The think tool's types: its action, its observation, and the description a model reads."""
 
 from __future__ import annotations
 
 from pydantic import Field
-from toolplug import Action, Observation, ToolAnnotations, ToolDefinition
+from toolplug import Action, Observation
 
 DESCRIPTION = """\
 Think out loud. Nothing in the workspace changes and nothing new is fetched: the \
@@ -34,27 +34,3 @@ class ThinkObservation(Observation):
     """The result of a think call: the thought that was logged, for hosts to display."""
 
     thought: str = Field(description="The thought that was logged, exactly as sent.")
-
-
-def _build_think_tool() -> ToolDefinition[ThinkAction, ThinkObservation]:
-    # impl imports the models above, so it is imported once they exist.
-    from toolplug_think.impl import ThinkExecutor
-
-    return ToolDefinition(
-        name="think",
-        title="Think",
-        description=DESCRIPTION,
-        action_type=ThinkAction,
-        observation_type=ThinkObservation,
-        executor=ThinkExecutor(),
-        annotations=ToolAnnotations(
-            title="Think",
-            readOnlyHint=True,
-            idempotentHint=True,
-            openWorldHint=False,
-        ),
-    )
-
-
-think_tool = _build_think_tool()
-"""The think tool, ready to use: stateless, so one instance serves every session."""

@@ -1,6 +1,9 @@
 {%- set P = cookiecutter.__class_prefix -%}
 {%- set stateful = cookiecutter.kind == "stateful" -%}
-"""The {{ cookiecutter.tool_name }} tool's executor: the logic. Replace the example with yours."""
+"""The {{ cookiecutter.tool_name }} tool's executor: the logic. Replace the example with yours.
+
+It imports the types only, never the tool module (which imports it).
+"""
 
 from __future__ import annotations
 {% if stateful %}
@@ -8,7 +11,7 @@ import threading
 {% endif %}
 from toolplug import {% if stateful %}Observation, {% endif %}TextContent, ToolExecutor
 
-from {{ cookiecutter.package_name }}.definition import {{ P }}Action, {{ P }}Observation
+from {{ cookiecutter.package_name }}.types import {{ P }}Action, {{ P }}Observation
 
 
 class {{ P }}Executor(ToolExecutor[{{ P }}Action, {{ P }}Observation]):

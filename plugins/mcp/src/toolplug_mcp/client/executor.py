@@ -7,8 +7,8 @@ from typing import Any
 from toolplug import Observation, ToolExecutor
 from toolplug.loop import arun
 
-from toolplug_mcp.connection import RequestFailed, ServerConnection, ServerPool
-from toolplug_mcp.results import to_observation
+from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.client.results import to_observation
 
 
 class ServerExecutor(ToolExecutor[Any, Observation]):

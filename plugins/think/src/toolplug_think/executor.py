@@ -6,7 +6,7 @@ import logging
 
 from toolplug import TextContent, ToolExecutor
 
-from toolplug_think.definition import ThinkAction, ThinkObservation
+from toolplug_think.types import ThinkAction, ThinkObservation
 
 log = logging.getLogger("toolplug.think")
 

@@ -1,0 +1,10 @@
+"""The client role: every configured MCP server's tools as toolplug tools.
+
+:mod:`~toolplug_mcp.client.config` reads the ``mcpServers`` configuration,
+:mod:`~toolplug_mcp.client.connection` keeps the server connections,
+:mod:`~toolplug_mcp.client.types`, :mod:`~toolplug_mcp.client.executor` and
+:mod:`~toolplug_mcp.client.tool` are the plugin shape (the ``mcp`` factory is in
+``tool``), with :mod:`~toolplug_mcp.client.schemas`, :mod:`~toolplug_mcp.client.results`,
+:mod:`~toolplug_mcp.client.resources` and :mod:`~toolplug_mcp.client.names` beside them.
+Nothing here is imported until a server is configured or ``toolplug mcp list`` runs.
+"""

@@ -1,0 +1,7 @@
+"""The server role: toolplug tools served over MCP (``toolplug mcp serve``).
+
+:mod:`~toolplug_mcp.server.serve` builds and runs the server,
+:mod:`~toolplug_mcp.server.sessions` keeps one toolset per client session, and
+:mod:`~toolplug_mcp.server.security` guards HTTP. Nothing here is imported until the
+command runs.
+"""
