@@ -104,8 +104,8 @@ def test_composed_schema_is_a_valid_schema(toolset: Toolset) -> None:
     assert all(v["required"][0] == "_tool" for v in variants)
     assert variants[1]["description"] == "Draw a line."
     # The nested model's definition moved to the root, under the tool's name.
-    assert set(schema["$defs"]) == {"draw__Point"}
-    assert variants[1]["properties"]["points"]["items"] == {"$ref": "#/$defs/draw__Point"}
+    assert set(schema["$defs"]) == {"tool-draw__Point"}
+    assert variants[1]["properties"]["points"]["items"] == {"$ref": "#/$defs/tool-draw__Point"}
 
 
 GOOD = [

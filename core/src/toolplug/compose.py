@@ -30,7 +30,7 @@ from toolplug.definition import ToolDefinition
 from toolplug.dispatch import LatentObservation, ToolCall, dispatch
 from toolplug.errors import ArgumentError, ComposeError
 from toolplug.model import Observation
-from toolplug.names import provider_name
+from toolplug.names import NameMap, name_map
 from toolplug.schema import clean_schema, to_strict
 
 __all__ = ["TOOL_KEY", "ComposeError", "ComposedResult", "compose", "run_composed"]
@@ -94,10 +94,14 @@ def _moved(node: Any, renames: Mapping[str, str]) -> Any:
     return out
 
 
-def _hoist(schema: Mapping[str, Any], owner: str, defs: dict[str, Any]) -> dict[str, Any]:
-    """Move a schema's ``$defs`` into the root's under ``owner``-prefixed names."""
+def _hoist(schema: Mapping[str, Any], prefix: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """Move a schema's ``$defs`` into the root's under ``prefix``-ed names.
+
+    Each tool's prefix is ``tool-`` and its provider name (distinct for every tool, even
+    ``a.b`` beside ``a_b``), the output's is ``output``: same-named models of different
+    tools stay apart.
+    """
     local = schema.get("$defs") or {}
-    prefix = provider_name(owner)
     renames = {name: f"{prefix}__{name}" for name in local}
     for name, sub in local.items():
         defs[renames[name]] = _moved(sub, renames)
@@ -106,8 +110,8 @@ def _hoist(schema: Mapping[str, Any], owner: str, defs: dict[str, Any]) -> dict[
     return moved
 
 
-def _variant(name: str, tool: AnyTool, defs: dict[str, Any]) -> dict[str, Any]:
-    schema = _hoist(tool.input_schema(), name, defs)
+def _variant(name: str, tool: AnyTool, names: NameMap, defs: dict[str, Any]) -> dict[str, Any]:
+    schema = _hoist(tool.input_schema(), f"tool-{names.external(name)}", defs)
     # A one-value enum rather than "const": every provider's schema subset has enums.
     tag = {"type": "string", "enum": [name], "description": "The tool to call."}
     properties = {TOOL_KEY: tag, **schema.get("properties", {})}
@@ -141,7 +145,8 @@ def compose(
     :func:`run_composed` the same ``strict`` so that a null means "not given".
     """
     defs: dict[str, Any] = {}
-    variants = [_variant(name, tool, defs) for name, tool in tools.items()]
+    names = name_map(tools)
+    variants = [_variant(name, tool, names, defs) for name, tool in tools.items()]
     calls: dict[str, Any] = {
         "type": "array",
         "description": "Tool calls to run now, in order; each names its tool in '_tool'.",
