@@ -492,3 +492,26 @@ def test_a_format_name_taken_twice_keeps_the_first_and_reports_the_second() -> N
     assert list(formats).count("framework") == 1
     ((plugin, error),) = failures
     assert plugin == "plugin1" and "registered by plugin 'plugin0'" in str(error)
+
+
+def test_each_whole_message_is_unwrapped_by_its_own_format() -> None:
+    toolset = _toolset()
+    gemini_content = {
+        "role": "model",
+        "parts": [{"functionCall": {"name": "echo", "args": {"text": "g"}}}],
+    }
+    bedrock_message = {
+        "role": "assistant",
+        "content": [{"toolUse": {"toolUseId": "t1", "name": "echo", "input": {"text": "b"}}}],
+    }
+    anthropic_message = {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "u1", "name": "echo", "input": {"text": "a"}}],
+    }
+    (gemini,) = toolset.dispatch(gemini_content)
+    (bedrock,) = toolset.dispatch(bedrock_message)
+    (anthropic,) = toolset.dispatch(anthropic_message)
+    assert gemini["functionResponse"]["response"] == {"output": "g"}
+    assert bedrock["toolResult"]["content"] == [{"text": "b"}]
+    assert anthropic["content"] == [{"type": "text", "text": "a"}]
+    assert toolset.dispatch({"role": "user", "content": "just text"}) == []

@@ -32,8 +32,10 @@ class AnthropicFormat(ToolFormat):
         }
 
     def unwrap(self, data: Any) -> list[Any] | None:
-        if isinstance(data, dict) and ("role" in data or data.get("type") == "message"):
-            content = data.get("content")  # a message; one with text content holds no call
+        if not isinstance(data, dict) or "content" not in data:
+            return None  # a Gemini Content has "parts" and a role: not a message here
+        if "role" in data or data.get("type") == "message":
+            content = data["content"]  # a message; one with text content holds no call
             return list(content) if isinstance(content, list) else []
         return None
 
