@@ -123,8 +123,8 @@ def _load_all(
 
 def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
     """Every tool in one format, under the names that format accepts."""
-    from toolplug.names import rename_tool
     from toolplug.errors import SchemaError
+    from toolplug.names import rename_tool
 
     names = tools.provider_names()
     options = {"strict": strict} if fmt in ("openai", "responses") else {}
