@@ -29,6 +29,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "ContentBlock",
     ),
     "toolplug.definition": ("ToolExecutor", "ToolDefinition"),
+    "toolplug.functions": ("tool",),
     "toolplug.context": ("ToolContext", "Tool"),
     "toolplug.registry": ("ToolRegistry",),
     "toolplug.toolset": ("Toolset",),
@@ -97,6 +98,7 @@ if TYPE_CHECKING:
         ToolParamsError,
         UnknownToolError,
     )
+    from toolplug.functions import tool
     from toolplug.hookspecs import hookimpl
     from toolplug.model import Action, Observation, ToolAnnotations
     from toolplug.names import NameMap, provider_name

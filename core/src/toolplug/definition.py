@@ -102,6 +102,36 @@ class ToolDefinition(Generic[A, O]):
     # -- stateful tools --------------------------------------------------------------
 
     @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        title: str | None = None,
+        timeout: float | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ToolDefinition[Any, Any]:
+        """A tool made from a typed function, sync or async: see `toolplug.functions`.
+
+        The parameters become the action's fields, the docstring the description (and
+        the fields' descriptions, from ``Args:`` or ``:param name:``); the function
+        returns a string, an `Observation` or content blocks.
+        """
+        from toolplug.functions import from_function
+
+        return from_function(
+            fn,
+            name=name,
+            description=description,
+            annotations=annotations,
+            title=title,
+            timeout=timeout,
+            meta=meta,
+        )
+
+    @classmethod
     def create(cls, *args: Any, **params: Any) -> Sequence[ToolDefinition[Any, Any]]:
         """Build this tool's instances for one host session.
 
