@@ -15,8 +15,10 @@ import click
 import pytest
 from click.testing import CliRunner
 from core_test_tools import make_echo_tool
+from pluggy import PluginValidationError
 from pydantic import Field
 from toolplug import Action, Observation, TextContent, ToolDefinition, hookimpl, hookspecs
+from toolplug.plugins import load_registry
 from toolplug.testing import registry_from
 
 
@@ -423,3 +425,39 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "tool_call": ["tool", "action"],
     }
     assert params == expected[name]
+
+
+def test_tool_call_async_def_impl_is_refused_when_the_plugin_loads(install_dist: Any) -> None:
+    class AsyncAudit:
+        __name__ = "async-audit"
+
+        @hookimpl
+        async def tool_call(self, tool: Any) -> None:
+            return None
+
+    with pytest.raises(PluginValidationError, match=r"the tool_call hook is 'async def'"):
+        registry_from(AsyncAudit())
+
+    install_dist(
+        "toolplug-async-audit",
+        "0.1.0",
+        {"async_audit": "tp_test_async_audit"},
+        {
+            "tp_test_async_audit": """
+            from toolplug import hookimpl
+
+            @hookimpl
+            def register_tools(register):
+                pass
+
+            @hookimpl(wrapper=True)
+            async def tool_call(tool, action):
+                yield
+        """
+        },
+    )
+    registry = load_registry("async_audit")
+    (report,) = [r for r in registry.reports if r.name == "async_audit"]
+    assert report.status == "broken"
+    assert "the tool_call hook is 'async def'" in str(report.error)
+    assert "@hookimpl(wrapper=True)" in str(report.error)

@@ -143,8 +143,9 @@ def tool_call(tool: ToolDefinition[Any, Any], action: Action) -> Observation | N
     **Async calls.** pluggy calls hooks synchronously, so on the `ToolDefinition.acall`
     path the hook runs in a worker thread (context variables are copied into it); an
     async executor still runs on the caller's event loop, and a sync executor runs in
-    that worker. Implementations are plain functions and generators either way; keep
-    them quick, or hand slow work to a thread of their own.
+    that worker. Implementations are plain functions and generators either way (an
+    ``async def`` implementation is refused when its plugin loads); keep them quick,
+    or hand slow work to a thread of their own.
 
     **Timeouts** apply to the tool's run inside the hook, not to the implementations.
 
