@@ -70,8 +70,9 @@ class _NoExecutor(Exception):
 class Runner:
     """Runs one executor from sync and async callers; built once per executor.
 
-    ``run_sync`` and ``run_async`` are chosen at construction from what the executor
-    is, so the entry points below have one path each.
+    The way to run it from sync code and the way from async code are chosen at
+    construction from what the executor is, so :meth:`run` and :meth:`arun` have one
+    path each.
     """
 
     __slots__ = ("_async", "_sync", "executor", "is_async")
@@ -120,7 +121,8 @@ class Runner:
             if hooks is None or not _has_plugin_impls(hooks):
                 observation = await self.arun(tool.name, action, limit)
             else:
-                observation = await _acall_hook(hooks, tool, self, action, limit)
+                pending = _Pending(self, action, limit, asyncio.get_running_loop())
+                observation = await _acall_hook(hooks, tool, pending)
             return _with_notes(observation, notes) if notes else observation
         except (Exception, SystemExit) as exc:
             return failed(tool.name, exc)
@@ -414,11 +416,7 @@ def _call_hook(hooks: HookCaller, tool: ToolDefinition[Any, Any], pending: _Pend
 
 
 async def _acall_hook(
-    hooks: HookCaller,
-    tool: ToolDefinition[Any, Any],
-    runner: Runner,
-    action: Action,
-    timeout: float | None,
+    hooks: HookCaller, tool: ToolDefinition[Any, Any], pending: _Pending
 ) -> Observation:
     """The async path: pluggy (which is sync) runs in a worker thread.
 
@@ -426,7 +424,6 @@ async def _acall_hook(
     holding one of its workers while an async tool on this loop waits for another could
     wait forever. Async executors still run on this loop (see :meth:`_Pending.run`).
     """
-    pending = _Pending(runner, action, timeout, asyncio.get_running_loop())
     try:
         return await asyncio.wrap_future(start_in_thread(_call_hook, hooks, tool, pending))
     except asyncio.CancelledError:
