@@ -461,3 +461,38 @@ def test_tool_call_async_def_impl_is_refused_when_the_plugin_loads(install_dist:
     assert report.status == "broken"
     assert "the tool_call hook is 'async def'" in str(report.error)
     assert "@hookimpl(wrapper=True)" in str(report.error)
+
+
+def test_tool_call_nested_async_calls_under_a_wrapper_do_not_run_out_of_threads() -> None:
+    """A tool that calls a tool, deeper than the hook threads are many, and uses to_thread."""
+    tools: dict[str, Any] = {}
+
+    async def descend(action: Speak) -> Observation:
+        depth = int(action.text)
+        if depth == 0:
+            return Observation.from_text(await asyncio.to_thread(lambda: "bottom"))
+        inner = await tools["descend"].acall({"text": str(depth - 1)})
+        return Observation.from_text(f"{depth}>{inner.text}")
+
+    @hookimpl
+    def register_tools(register: Any) -> None:
+        register(
+            ToolDefinition(
+                name="descend", description="Go down.", action_type=Speak, executor=descend
+            )
+        )
+
+    wrapper = NewStyle()
+    (tools["descend"],) = registry_from(plugin(register_tools=register_tools), wrapper).resolve(
+        "descend"
+    )
+    depth = 24  # more than the pooled hook threads (16)
+
+    async def main() -> list[Observation]:
+        calls = [tools["descend"].acall({"text": str(depth)}, timeout=60) for _ in range(3)]
+        return await asyncio.gather(*calls)
+
+    for observation in asyncio.run(main()):
+        assert not observation.is_error, observation.text
+        assert observation.text.endswith("1>bottom (wrapped)" + " (wrapped)" * depth)
+    assert len(wrapper.log) == 2 * 3 * (depth + 1)

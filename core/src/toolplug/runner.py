@@ -420,16 +420,56 @@ async def _acall_hook(
 ) -> Observation:
     """The async path: pluggy (which is sync) runs in a worker thread.
 
-    A thread of its own rather than the loop's pool: the pool is small, and a hook call
-    holding one of its workers while an async tool on this loop waits for another could
-    wait forever. Async executors still run on this loop (see :meth:`_Pending.run`).
+    Async executors still run on this loop (see :meth:`_Pending.run`).
     """
     try:
-        return await asyncio.wrap_future(start_in_thread(_call_hook, hooks, tool, pending))
+        return await asyncio.wrap_future(_hook_threads.submit(_call_hook, hooks, tool, pending))
     except asyncio.CancelledError:
         if pending.inner is not None:
             pending.inner.cancel()
         raise
+
+
+class _HookThreads:
+    """Worker threads for hook calls on the async path: reused, and never too few.
+
+    Not the loop's own pool: a hook call holds its worker while the tool runs on the
+    loop, so a tool that itself waits for that pool (``asyncio.to_thread``) could wait
+    forever once the pool is full. Here a call that finds every pooled thread busy
+    (nested tool calls, many calls at once) gets a thread of its own instead of waiting.
+    """
+
+    SIZE = 16
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
+        """Run ``fn(*args)`` in a copy of the caller's context (as asyncio.to_thread does)."""
+        with self._lock:
+            if self._busy >= self.SIZE:
+                return start_in_thread(fn, *args)
+            self._busy += 1
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    self.SIZE, thread_name_prefix="toolplug-hook"
+                )
+            pool = self._pool
+        context = contextvars.copy_context()
+
+        def job() -> T:
+            try:
+                return context.run(fn, *args)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+
+        return pool.submit(job)
+
+
+_hook_threads = _HookThreads()
 
 
 def _hook_failed(
