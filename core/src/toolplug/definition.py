@@ -40,7 +40,9 @@ class ToolExecutor(Generic[A, O]):
     ``executor(action, timeout=seconds)`` and must return within about that time.
 
     Any callable taking the action works as an executor too. An executor returns its
-    tool's observation type, or a plain :meth:`Observation.error` on failure.
+    tool's observation type, or a plain :meth:`Observation.error` on failure; a string,
+    a content block or a list of them is made an observation. An exception it raises
+    becomes an error observation with its message.
     """
 
     def __call__(self, action: A) -> O | Observation | Awaitable[O | Observation]:
@@ -63,6 +65,10 @@ class ToolDefinition(Generic[A, O]):
     Call a tool through :meth:`call` or :meth:`acall`: these never raise; bad arguments,
     failures and timeouts come back as error observations a model can act on.
     """
+
+    # Class-level defaults, for subclasses whose __init__ does not call this one.
+    _hooks: HookCaller | None = None
+    _run_with: Runner | None = None
 
     def __init__(
         self,
@@ -91,8 +97,8 @@ class ToolDefinition(Generic[A, O]):
         self.meta = dict(meta or {})
         #: Where the tool comes from, for people ("tool 'now' of MCP server 'time'").
         self.origin: str | None = None
-        self._hooks: HookCaller | None = None
-        self._run_with: Runner | None = None
+        self._hooks = None
+        self._run_with = None
         self._closed = False
         self._close_lock = threading.Lock()
 
