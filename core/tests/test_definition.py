@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 from core_test_tools import EchoAction, EchoObservation
-from pydantic import Field
-from toolplug import Action, Observation, ToolDefinition, ToolExecutor
+from pydantic import Field, field_validator
+from toolplug import (
+    Action,
+    ImageContent,
+    Observation,
+    TextContent,
+    ToolDefinition,
+    ToolExecutor,
+)
 
 
 class Empty(Action):
@@ -208,3 +218,130 @@ def test_a_tool_calling_sys_exit_does_not_end_the_host() -> None:
     obs = tool(run).call({"text": "a"})
     assert obs.is_error and "SystemExit: 3" in obs.text
     assert asyncio.run(tool(run).acall({"text": "a"})).is_error
+
+
+# -- call() and acall() never raise --------------------------------------------------------
+
+
+def both(t: ToolDefinition, arguments: object, **kw: object) -> list[Observation]:
+    """The observation of call() and of acall(), for the same arguments."""
+    return [t.call(arguments, **kw), asyncio.run(t.acall(arguments, **kw))]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def silent_server() -> Iterator[tuple[str, int]]:
+    """A TCP server on 127.0.0.1 that accepts and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(5)
+    accepted: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                accepted.append(server.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield server.getsockname()[:2]
+    server.close()
+    for conn in accepted:
+        conn.close()
+
+
+@pytest.mark.parametrize("call_timeout", [None, 30.0])
+def test_a_tools_own_socket_timeout_reaches_the_model(
+    silent_server: tuple[str, int], call_timeout: float | None
+) -> None:
+    def fetch(action: EchoAction) -> Observation:
+        with socket.create_connection(silent_server, timeout=0.05) as conn:
+            conn.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            return Observation.from_text(conn.recv(100).decode())
+
+    for obs in both(tool(fetch), {"text": "a"}, timeout=call_timeout):
+        assert obs.is_error
+        assert obs.text == "Tool 't' failed: TimeoutError: timed out"
+
+
+@pytest.mark.parametrize("call_timeout", [None, 30.0])
+def test_a_tools_own_asyncio_timeout_reaches_the_model(call_timeout: float | None) -> None:
+    async def wait_for_reply(action: EchoAction) -> Observation:
+        try:
+            await asyncio.wait_for(asyncio.Event().wait(), 0.01)
+        except asyncio.TimeoutError:
+            raise TimeoutError("the upstream service did not reply in 0.01s") from None
+        return Observation.from_text("never")
+
+    for obs in both(tool(wait_for_reply), {"text": "a"}, timeout=call_timeout):
+        assert obs.is_error
+        assert obs.text == (
+            "Tool 't' failed: TimeoutError: the upstream service did not reply in 0.01s"
+        )
+
+
+def test_an_exception_whose_message_cannot_be_read() -> None:
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no str for you")
+
+    def run(action: EchoAction) -> Observation:
+        raise Unprintable
+
+    for obs in both(tool(run), {"text": "a"}):
+        assert obs.is_error
+        assert obs.text == (
+            "Tool 't' failed: Unprintable: (its message could not be read: RuntimeError)"
+        )
+
+
+def test_results_of_the_wrong_type_are_errors_sync_and_async() -> None:
+    async def returns_bytes(action: EchoAction) -> bytes:
+        return b"raw"
+
+    for t, kind in [
+        (tool(lambda a: 42), "int"),
+        (tool(lambda a: None), "NoneType"),
+        (tool(lambda a: ["text", TextContent(text="x")]), "list"),
+        (tool(returns_bytes), "bytes"),
+    ]:
+        for obs in both(t, {"text": "a"}):
+            assert obs.is_error and f"returned {kind}, not an Observation" in obs.text
+
+
+def test_content_blocks_become_an_observation() -> None:
+    image = ImageContent(data="aGk=", mimeType="image/png")
+    obs = tool(lambda a: image).call({"text": "a"})
+    assert not obs.is_error and obs.content == [image]
+    obs = tool(lambda a: [TextContent(text="x"), image]).call({"text": "a"})
+    assert obs.content == [TextContent(text="x"), image]
+
+
+def test_a_tool_without_executor_sync_and_async() -> None:
+    for obs in both(tool(None), {"text": "a"}):
+        assert obs.is_error and obs.text == "Tool 't' has no executor; it cannot be run."
+
+
+def test_an_action_validator_that_raises_something_unexpected() -> None:
+    class Picky(Action):
+        path: str = Field(description="A path.")
+
+        @field_validator("path")
+        @classmethod
+        def check(cls, value: str) -> str:
+            raise LookupError(f"no mount for {value}")  # not a ValueError: pydantic lets it out
+
+    t = ToolDefinition(name="picky", description="x", action_type=Picky, executor=lambda a: "x")
+    for obs in both(t, {"path": "/mnt/x"}):
+        assert obs.is_error and obs.text == "Tool 'picky' failed: LookupError: no mount for /mnt/x"
+
+
+def test_a_timeout_that_passes_still_says_so_with_its_limit() -> None:
+    release = threading.Event()
+
+    def slow(action: EchoAction) -> Observation:
+        release.wait(10)
+        return Observation.from_text("late")
+
+    try:
+        for obs in both(tool(slow, timeout=0.05), {"text": "a"}):
+            assert obs.text.startswith("Tool 't' did not finish within 0.05 seconds")
+    finally:
+        release.set()

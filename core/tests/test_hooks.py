@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import time
 import types
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,10 @@ import click
 import pytest
 from click.testing import CliRunner
 from core_test_tools import make_echo_tool
-from toolplug import Observation, hookimpl, hookspecs
+from pluggy import PluginValidationError
+from pydantic import Field
+from toolplug import Action, Observation, TextContent, ToolDefinition, hookimpl, hookspecs
+from toolplug.plugins import load_registry
 from toolplug.testing import registry_from
 
 
@@ -75,87 +81,296 @@ def test_register_tools_failure_skips_only_that_plugin() -> None:
 
 
 # -- tool_call ---------------------------------------------------------------------------
+#
+# Every case runs through a registry filled by registry_from(), on the sync and the async
+# path, with a sync and an async executor, as a host would call the tool.
 
 
-def test_tool_call_wrapper_sees_action_and_observation_sync_and_async() -> None:
-    log: list[str] = []
+class Speak(Action):
+    text: str = Field(description="What to say.")
+    seconds: float = Field(default=0, description="How long to take.")
+
+
+ran: list[str] = []
+
+
+def speak(action: Speak) -> Observation:
+    ran.append(action.text)
+    time.sleep(action.seconds)
+    return Observation.from_text(action.text)
+
+
+async def aspeak(action: Speak) -> Observation:
+    ran.append(action.text)
+    await asyncio.sleep(action.seconds)
+    return Observation.from_text(action.text)
+
+
+def speak_tools(**kw: Any) -> types.SimpleNamespace:
+    """A plugin registering `say` (a sync executor) and `asay` (an async one)."""
+
+    @hookimpl
+    def register_tools(register: Any) -> None:
+        register(
+            ToolDefinition(name="say", description="Say.", action_type=Speak, executor=speak, **kw)
+        )
+        register(
+            ToolDefinition(
+                name="asay", description="Say.", action_type=Speak, executor=aspeak, **kw
+            )
+        )
+
+    return plugin(register_tools=register_tools, __name__="speakers")
+
+
+def call_all(registry: Any, arguments: dict[str, Any], **kw: Any) -> list[Observation]:
+    """Call `say` and `asay` with call() and with acall(): four observations."""
+    out = []
+    for name in ("say", "asay"):
+        (tool,) = registry.resolve(name)
+        out.append(tool.call(arguments, **kw))
+        out.append(asyncio.run(tool.acall(arguments, **kw)))
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _clear_ran() -> None:
+    ran.clear()
+
+
+class NewStyle:
+    __name__ = "new-style"
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    @hookimpl(wrapper=True)
+    def tool_call(self, tool: Any, action: Any) -> Generator[None, Observation, Observation]:
+        self.log.append(f"before {tool.name} {action.text}")
+        observation = yield
+        self.log.append(f"after {observation.text}")
+        wrapped = TextContent(text=observation.text + " (wrapped)")
+        return Observation(content=[wrapped], is_error=observation.is_error)
+
+
+class OldStyle:
+    __name__ = "old-style"
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    @hookimpl(hookwrapper=True)
+    def tool_call(self, tool: Any, action: Any) -> Generator[None, Any, None]:
+        self.log.append(f"before {tool.name}")
+        outcome = yield
+        observation = outcome.get_result()
+        self.log.append(f"after {observation.text}")
+        outcome.force_result(Observation.from_text(observation.text.upper()))
+
+
+def test_tool_call_new_style_wrapper_sync_and_async() -> None:
+    wrapper = NewStyle()
+    observations = call_all(registry_from(speak_tools(), wrapper), {"text": "hi"})
+    assert [o.text for o in observations] == ["hi (wrapped)"] * 4
+    assert ran == ["hi"] * 4
+    assert wrapper.log == ["before say hi", "after hi"] * 2 + ["before asay hi", "after hi"] * 2
+
+
+def test_tool_call_old_style_wrapper_sync_and_async() -> None:
+    wrapper = OldStyle()
+    observations = call_all(registry_from(speak_tools(), wrapper), {"text": "hi"})
+    assert [o.text for o in observations] == ["HI"] * 4
+    assert wrapper.log == ["before say", "after hi"] * 2 + ["before asay", "after hi"] * 2
+
+
+def test_tool_call_old_and_new_style_wrappers_nest_in_pluggy_order() -> None:
+    # Registered later = called first (outermost): the old-style wrapper sees the
+    # new-style wrapper's replacement and upper-cases it.
+    observations = call_all(registry_from(speak_tools(), NewStyle(), OldStyle()), {"text": "hi"})
+    assert [o.text for o in observations] == ["HI (WRAPPED)"] * 4
+
+
+class ReadOnlySession:
+    """A policy plugin: refuses a tool unless the text says it is harmless."""
+
+    __name__ = "read-only-session"
+
+    @hookimpl(tryfirst=True)
+    def tool_call(self, action: Any) -> Observation | None:
+        if action.text != "harmless":
+            return Observation.error("refused: this session is read-only")
+        return None
+
+
+def test_tool_call_refusal_by_a_plain_impl_sync_and_async() -> None:
+    wrapper = NewStyle()
+    registry = registry_from(speak_tools(), ReadOnlySession(), wrapper)
+    refused = call_all(registry, {"text": "rm -rf /"})
+    assert all(o.is_error for o in refused)
+    assert [o.text for o in refused] == ["refused: this session is read-only (wrapped)"] * 4
+    assert ran == [], "a refused tool does not run"
+    assert [o.text for o in call_all(registry, {"text": "harmless"})] == ["harmless (wrapped)"] * 4
+    assert ran == ["harmless"] * 4
+
+
+def test_tool_call_impl_that_raises_is_an_error_naming_the_plugin() -> None:
+    class Gate:
+        __name__ = "gate"
+
+        @hookimpl
+        def tool_call(self) -> None:
+            raise PermissionError("the policy server is down")
+
+    class Tracer:
+        __name__ = "tracer"
+
+        @hookimpl(wrapper=True)
+        def tool_call(self) -> Generator[None, Observation, Observation]:
+            yield
+            raise ConnectionError("collector unreachable")
+
+    class LegacyTracer:
+        __name__ = "legacy-tracer"
+
+        @hookimpl(hookwrapper=True)
+        def tool_call(self) -> Generator[None, Any, None]:
+            raise ValueError("bad sampling rate")
+            yield
+
+    cases = [
+        (
+            Gate(),
+            "Tool '{}' was stopped by plugin 'gate': PermissionError: the policy server is down",
+            0,
+        ),
+        (
+            Tracer(),
+            "Tool '{}' was stopped by plugin 'tracer': ConnectionError: collector unreachable",
+            4,
+        ),
+        (
+            LegacyTracer(),
+            "Tool '{}' was stopped by plugin 'legacy-tracer': ValueError: bad sampling rate",
+            0,
+        ),
+    ]
+    for impl, message, runs in cases:
+        ran.clear()
+        observations = call_all(registry_from(speak_tools(), impl), {"text": "x"})
+        names = ["say", "say", "asay", "asay"]
+        assert [o.text for o in observations] == [message.format(n) for n in names]
+        assert all(o.is_error for o in observations)
+        assert len(ran) == runs
+
+
+def test_tool_call_wrapper_may_catch_what_an_inner_impl_raised() -> None:
+    class Gate:
+        __name__ = "gate"
+
+        @hookimpl
+        def tool_call(self) -> None:
+            raise PermissionError("no badge")
+
+    class Guard:
+        __name__ = "guard"
+
+        @hookimpl(wrapper=True)
+        def tool_call(self) -> Generator[None, Observation, Observation]:
+            try:
+                return (yield)
+            except PermissionError as exc:
+                return Observation.error(f"denied ({exc})")
+
+    observations = call_all(registry_from(speak_tools(), Gate(), Guard()), {"text": "x"})
+    assert [o.text for o in observations] == ["denied (no badge)"] * 4
+
+
+def test_tool_call_wrapper_that_returns_before_yield_says_how_to_refuse() -> None:
+    class EarlyReturn:
+        __name__ = "early-return"
+
+        @hookimpl(wrapper=True)
+        def tool_call(self) -> Generator[None, Observation, Observation]:
+            return Observation.error("no")
+            yield  # type: ignore[unreachable]
+
+    observations = call_all(registry_from(speak_tools(), EarlyReturn()), {"text": "x"})
+    for o in observations:
+        assert o.is_error and "stopped by plugin 'early-return'" in o.text
+        assert "did not yield" in o.text and "@hookimpl(tryfirst=True)" in o.text
+    assert ran == [], "the tool does not run"
+
+
+def test_tool_call_timeouts_hold_under_wrappers() -> None:
+    wrapper = NewStyle()
+    registry = registry_from(speak_tools(timeout=0.1), wrapper)
+    observations = call_all(registry, {"text": "slow", "seconds": 5})
+    for o in observations:
+        assert (
+            o.is_error and "did not finish within 0.1 seconds" in o.text and "(wrapped)" in o.text
+        )
+    fast = call_all(registry, {"text": "fast"}, timeout=30)
+    assert [o.text for o in fast] == ["fast (wrapped)"] * 4
+
+
+def test_tool_call_async_path_keeps_the_callers_loop_and_context() -> None:
+    request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+    seen: list[Any] = []
 
     class Audit:
         @hookimpl(wrapper=True)
-        def tool_call(self, tool: Any, action: Any) -> Any:
-            log.append(f"before {tool.name} {action.text}")
-            observation = yield
-            log.append(f"after {observation.text}")
-            return observation
-
-    @hookimpl
-    def register_tools(register: Any) -> None:
-        register(make_echo_tool())
-
-    registry = registry_from(plugin(register_tools=register_tools), Audit())
-    (tool,) = registry.resolve("echo")
-    assert tool.call({"text": "a"}).text == "a"
-    assert asyncio.run(tool.acall({"text": "b"})).text == "b"
-    assert log == ["before echo a", "after a", "before echo b", "after b"]
-
-
-def test_tool_call_refusal_before_yield_and_by_plain_impl() -> None:
-    ran: list[str] = []
-
-    class Policy:
-        @hookimpl(wrapper=True)
-        def tool_call(self, action: Any) -> Any:
-            if action.text == "rm -rf /":
-                return Observation.error("refused: destructive command")
+        def tool_call(self) -> Generator[None, Observation, Observation]:
+            seen.append(request_id.get())
             return (yield)
 
-    class Quota:
-        @hookimpl
-        def tool_call(self, action: Any) -> Observation | None:
-            return Observation.error("quota exceeded") if action.text == "big" else None
-
-    def run(action: Any) -> Observation:
-        ran.append(action.text)
-        return Observation.from_text(action.text)
-
-    tool_def = make_echo_tool()
-    tool_def.executor = run
+    async def where(action: Speak) -> Observation:
+        seen.append(asyncio.get_running_loop())
+        return Observation.from_text("here")
 
     @hookimpl
     def register_tools(register: Any) -> None:
-        register(tool_def)
+        register(
+            ToolDefinition(name="where", description="Where.", action_type=Speak, executor=where)
+        )
 
-    registry = registry_from(plugin(register_tools=register_tools), Policy(), Quota())
-    (tool,) = registry.resolve("echo")
-    assert tool.call({"text": "rm -rf /"}).text == "refused: destructive command"
-    assert asyncio.run(tool.acall({"text": "big"})).text == "quota exceeded"
-    assert tool.call({"text": "ok"}).text == "ok"
-    assert ran == ["ok"]
+    (tool,) = registry_from(plugin(register_tools=register_tools), Audit()).resolve("where")
+
+    async def main() -> asyncio.AbstractEventLoop:
+        request_id.set("req-7")
+        assert (await tool.acall({"text": "x"})).text == "here"
+        return asyncio.get_running_loop()
+
+    loop = asyncio.run(main())
+    assert seen == ["req-7", loop], "the wrapper sees the caller's context; the tool its loop"
 
 
-def test_tool_call_wrapper_may_replace_the_observation_and_failures_are_contained() -> None:
-    class Redact:
-        @hookimpl(wrapper=True)
-        def tool_call(self) -> Any:
-            observation = yield
-            return Observation.from_text(observation.text.replace("secret", "******"))
+def test_tool_call_without_plugin_impls_does_not_go_through_pluggy() -> None:
+    from toolplug._builtin_hooks import PENDING
 
-    class Broken:
-        @hookimpl(wrapper=True)
-        def tool_call(self, tool: Any) -> Any:
-            if tool.name == "echo":
-                raise RuntimeError("tracer down")
-            yield
+    pending: list[Any] = []
+
+    def peek(action: Speak) -> Observation:
+        pending.append(PENDING.get())
+        return Observation.from_text("ok")
 
     @hookimpl
     def register_tools(register: Any) -> None:
-        register(make_echo_tool())
+        register(ToolDefinition(name="peek", description="Peek.", action_type=Speak, executor=peek))
 
-    (tool,) = registry_from(plugin(register_tools=register_tools), Redact()).resolve("echo")
-    assert tool.call({"text": "my secret"}).text == "my ******"
-    (tool,) = registry_from(plugin(register_tools=register_tools), Broken()).resolve("echo")
-    obs = tool.call({"text": "x"})
-    assert obs.is_error and "stopped by plugin" in obs.text and "tracer down" in obs.text
+    (tool,) = registry_from(plugin(register_tools=register_tools)).resolve("peek")
+    assert tool.call({"text": "x"}).text == "ok"
+    assert asyncio.run(tool.acall({"text": "x"})).text == "ok"
+    (hooked,) = registry_from(plugin(register_tools=register_tools), NewStyle()).resolve("peek")
+    assert hooked.call({"text": "x"}).text == "ok (wrapped)"
+    assert pending[:2] == [None, None] and pending[2] is not None
+
+
+def test_tool_call_hook_called_by_hand_does_not_run_the_tool() -> None:
+    registry = registry_from(speak_tools(), NewStyle())
+    (tool,) = registry.resolve("say")
+    observation = tool._hooks(tool=tool, action=Speak(text="x"))
+    assert observation.is_error and "outside ToolDefinition.call()" in observation.text
+    assert ran == []
 
 
 def test_tool_call_hooks_do_not_apply_to_unregistered_tools() -> None:
@@ -211,6 +426,77 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "tool_call": ["tool", "action"],
     }
     assert params == expected[name]
+
+
+def test_tool_call_async_def_impl_is_refused_when_the_plugin_loads(install_dist: Any) -> None:
+    class AsyncAudit:
+        __name__ = "async-audit"
+
+        @hookimpl
+        async def tool_call(self, tool: Any) -> None:
+            return None
+
+    with pytest.raises(PluginValidationError, match=r"the tool_call hook is 'async def'"):
+        registry_from(AsyncAudit())
+
+    install_dist(
+        "toolplug-async-audit",
+        "0.1.0",
+        {"async_audit": "tp_test_async_audit"},
+        {
+            "tp_test_async_audit": """
+            from toolplug import hookimpl
+
+            @hookimpl
+            def register_tools(register):
+                pass
+
+            @hookimpl(wrapper=True)
+            async def tool_call(tool, action):
+                yield
+        """
+        },
+    )
+    registry = load_registry("async_audit")
+    (report,) = [r for r in registry.reports if r.name == "async_audit"]
+    assert report.status == "broken"
+    assert "the tool_call hook is 'async def'" in str(report.error)
+    assert "@hookimpl(wrapper=True)" in str(report.error)
+
+
+def test_tool_call_nested_async_calls_under_a_wrapper_do_not_run_out_of_threads() -> None:
+    """A tool that calls a tool, deeper than the hook threads are many, and uses to_thread."""
+    tools: dict[str, Any] = {}
+
+    async def descend(action: Speak) -> Observation:
+        depth = int(action.text)
+        if depth == 0:
+            return Observation.from_text(await asyncio.to_thread(lambda: "bottom"))
+        inner = await tools["descend"].acall({"text": str(depth - 1)})
+        return Observation.from_text(f"{depth}>{inner.text}")
+
+    @hookimpl
+    def register_tools(register: Any) -> None:
+        register(
+            ToolDefinition(
+                name="descend", description="Go down.", action_type=Speak, executor=descend
+            )
+        )
+
+    wrapper = NewStyle()
+    (tools["descend"],) = registry_from(plugin(register_tools=register_tools), wrapper).resolve(
+        "descend"
+    )
+    depth = 24  # more than the pooled hook threads (16)
+
+    async def main() -> list[Observation]:
+        calls = [tools["descend"].acall({"text": str(depth)}, timeout=60) for _ in range(3)]
+        return await asyncio.gather(*calls)
+
+    for observation in asyncio.run(main()):
+        assert not observation.is_error, observation.text
+        assert observation.text.endswith("1>bottom (wrapped)" + " (wrapped)" * depth)
+    assert len(wrapper.log) == 2 * 3 * (depth + 1)
 
 
 def test_register_formats_the_core_formats_come_through_the_hook() -> None:

@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 #: ``toolplug.loop``, ``toolplug.testing`` and ``toolplug.hookspecs``.
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.hookspecs": ("hookimpl",),
-    "toolplug.model": ("Action", "Observation", "ToolAnnotations"),
+    "toolplug.model": ("Action", "Observation", "ToolAnnotations", "ToolCall"),
     "toolplug.content": (
         "TextContent",
         "ImageContent",
@@ -29,6 +29,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "ContentBlock",
     ),
     "toolplug.definition": ("ToolExecutor", "ToolDefinition"),
+    "toolplug.functions": ("tool",),
     "toolplug.context": ("ToolContext", "Tool"),
     "toolplug.registry": ("ToolRegistry",),
     "toolplug.toolset": ("Toolset",),
@@ -47,7 +48,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.arguments": ("parse_arguments", "describe_schema"),
     "toolplug.schema": ("SECURITY_RISK_FIELD", "with_security_risk"),
     "toolplug.names": ("NameMap", "provider_name", "unique_name"),
-    "toolplug.dispatch": ("ToolCall", "LatentObservation", "tool_result_message"),
+    "toolplug.dispatch": ("LatentObservation", "tool_result_message"),
     "toolplug.compose": ("ComposedResult",),
 }
 
@@ -73,102 +74,53 @@ if TYPE_CHECKING:
     # `X as X`: an explicit re-export, for type checkers that forbid implicit ones.
     from toolplug.arguments import (
         describe_schema as describe_schema,
-    )
-    from toolplug.arguments import (
         parse_arguments as parse_arguments,
     )
     from toolplug.compose import ComposedResult as ComposedResult
     from toolplug.content import (
         AudioContent as AudioContent,
-    )
-    from toolplug.content import (
         BlobResourceContents as BlobResourceContents,
-    )
-    from toolplug.content import (
         ContentBlock as ContentBlock,
-    )
-    from toolplug.content import (
         EmbeddedResource as EmbeddedResource,
-    )
-    from toolplug.content import (
         ImageContent as ImageContent,
-    )
-    from toolplug.content import (
         ResourceLink as ResourceLink,
-    )
-    from toolplug.content import (
         TextContent as TextContent,
-    )
-    from toolplug.content import (
         TextResourceContents as TextResourceContents,
     )
-    from toolplug.context import Tool as Tool
-    from toolplug.context import ToolContext as ToolContext
-    from toolplug.definition import ToolDefinition as ToolDefinition
-    from toolplug.definition import ToolExecutor as ToolExecutor
+    from toolplug.context import Tool as Tool, ToolContext as ToolContext
+    from toolplug.definition import ToolDefinition as ToolDefinition, ToolExecutor as ToolExecutor
     from toolplug.dispatch import (
         LatentObservation as LatentObservation,
-    )
-    from toolplug.dispatch import (
-        ToolCall as ToolCall,
-    )
-    from toolplug.dispatch import (
         tool_result_message as tool_result_message,
     )
     from toolplug.errors import (
         ArgumentError as ArgumentError,
-    )
-    from toolplug.errors import (
         ComposeError as ComposeError,
-    )
-    from toolplug.errors import (
         DispatchError as DispatchError,
-    )
-    from toolplug.errors import (
         FormatError as FormatError,
-    )
-    from toolplug.errors import (
         PluginSelectionError as PluginSelectionError,
-    )
-    from toolplug.errors import (
         SchemaError as SchemaError,
-    )
-    from toolplug.errors import (
         ToolConflictError as ToolConflictError,
-    )
-    from toolplug.errors import (
         ToolError as ToolError,
-    )
-    from toolplug.errors import (
         ToolParamsError as ToolParamsError,
-    )
-    from toolplug.errors import (
         UnknownToolError as UnknownToolError,
     )
+    from toolplug.functions import tool as tool
     from toolplug.hookspecs import hookimpl as hookimpl
     from toolplug.model import (
         Action as Action,
-    )
-    from toolplug.model import (
         Observation as Observation,
-    )
-    from toolplug.model import (
         ToolAnnotations as ToolAnnotations,
+        ToolCall as ToolCall,
     )
     from toolplug.names import (
         NameMap as NameMap,
-    )
-    from toolplug.names import (
         provider_name as provider_name,
-    )
-    from toolplug.names import (
         unique_name as unique_name,
     )
     from toolplug.registry import ToolRegistry as ToolRegistry
     from toolplug.schema import (
         SECURITY_RISK_FIELD as SECURITY_RISK_FIELD,
-    )
-    from toolplug.schema import (
         with_security_risk as with_security_risk,
     )
     from toolplug.toolset import Toolset as Toolset

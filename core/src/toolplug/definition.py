@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import copy
-import functools
 import inspect
 import logging
 import threading
@@ -13,10 +11,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from toolplug.arguments import parse_arguments, validate_action
-from toolplug.content import TextContent
-from toolplug.errors import ArgumentError
 from toolplug.loop import run_sync
 from toolplug.model import Action, Observation, ToolAnnotations
+from toolplug.runner import Runner
 from toolplug.schema import clean_schema, with_security_risk
 
 if TYPE_CHECKING:
@@ -43,7 +40,9 @@ class ToolExecutor(Generic[A, O]):
     ``executor(action, timeout=seconds)`` and must return within about that time.
 
     Any callable taking the action works as an executor too. An executor returns its
-    tool's observation type, or a plain :meth:`Observation.error` on failure.
+    tool's observation type, or a plain :meth:`Observation.error` on failure; a string,
+    a content block or a list of them is made an observation. An exception it raises
+    becomes an error observation with its message.
     """
 
     def __call__(self, action: A) -> O | Observation | Awaitable[O | Observation]:
@@ -66,6 +65,10 @@ class ToolDefinition(Generic[A, O]):
     Call a tool through :meth:`call` or :meth:`acall`: these never raise; bad arguments,
     failures and timeouts come back as error observations a model can act on.
     """
+
+    # Class-level defaults, for subclasses whose __init__ does not call this one.
+    _hooks: HookCaller | None = None
+    _run_with: Runner | None = None
 
     def __init__(
         self,
@@ -94,8 +97,8 @@ class ToolDefinition(Generic[A, O]):
         self.meta = dict(meta or {})
         #: Where the tool comes from, for people ("tool 'now' of MCP server 'time'").
         self.origin: str | None = None
-        self._hooks: HookCaller | None = None
-        self._async_cache: tuple[object, bool] | None = None
+        self._hooks = None
+        self._run_with = None
         self._closed = False
         self._close_lock = threading.Lock()
 
@@ -103,6 +106,36 @@ class ToolDefinition(Generic[A, O]):
         return f"<{type(self).__name__} {self.name!r}>"
 
     # -- stateful tools --------------------------------------------------------------
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        title: str | None = None,
+        timeout: float | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ToolDefinition[Any, Any]:
+        """A tool made from a typed function, sync or async: see `toolplug.functions`.
+
+        The parameters become the action's fields, the docstring the description (and
+        the fields' descriptions, from ``Args:`` or ``:param name:``); the function
+        returns a string, an `Observation` or content blocks.
+        """
+        from toolplug.functions import from_function
+
+        return from_function(
+            fn,
+            name=name,
+            description=description,
+            annotations=annotations,
+            title=title,
+            timeout=timeout,
+            meta=meta,
+        )
 
     @classmethod
     def create(cls, *args: Any, **params: Any) -> Sequence[ToolDefinition[Any, Any]]:
@@ -126,15 +159,7 @@ class ToolDefinition(Generic[A, O]):
     @property
     def is_async(self) -> bool:
         """Whether the executor is a coroutine function (or an object with one as ``__call__``)."""
-        fn = self.executor
-        cached = self._async_cache
-        if cached is not None and cached[0] is fn:
-            return cached[1]  # checked once per executor: inspect is slow on the hot path
-        result = fn is not None and (
-            inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
-        )
-        self._async_cache = (fn, result)
-        return result
+        return self._runner().is_async
 
     def touches(self, action: A) -> frozenset[str] | None:
         """What a call with this action touches, for running calls side by side.
@@ -174,162 +199,24 @@ class ToolDefinition(Generic[A, O]):
         return action, (notes + more if notes else more)  # type: ignore[return-value]
 
     def call(self, arguments: Any = None, *, timeout: float | None = None) -> Observation:
-        """Run the tool on JSON arguments (a dict or a string). Never raises."""
-        try:
-            action, notes = self.parse_action(arguments)
-        except ArgumentError as exc:
-            return Observation.error(f"Tool '{self.name}': {exc}")
-        limit = timeout if timeout is not None else self.timeout
-        impls = self._hooks.get_hookimpls() if self._hooks is not None else None
-        if not impls:
-            observation = self._run(action, limit)
-        else:
-            observation = self._run_hooked(impls, action, lambda: self._run(action, limit))
-        return _with_notes(observation, notes)
+        """Run the tool on JSON arguments (a dict or a string). Never raises.
+
+        ``timeout`` (else the definition's own) limits the wait in seconds. The call
+        goes through the ``tool_call`` hook of the plugins loaded with the registry
+        that resolved this tool; see `toolplug.runner` for how it runs.
+        """
+        return self._runner().call(self, arguments, timeout)
 
     async def acall(self, arguments: Any = None, *, timeout: float | None = None) -> Observation:
         """Async :meth:`call`: sync executors run in a worker thread. Never raises."""
-        try:
-            action, notes = self.parse_action(arguments)
-        except ArgumentError as exc:
-            return Observation.error(f"Tool '{self.name}': {exc}")
-        limit = timeout if timeout is not None else self.timeout
-        impls = self._hooks.get_hookimpls() if self._hooks is not None else None
-        if not impls:
-            observation = await self._arun(action, limit)
-        else:
-            observation = await self._arun_hooked(impls, action, limit)
-        return _with_notes(observation, notes)
+        return await self._runner().acall(self, arguments, timeout)
 
-    def _run(self, action: A, timeout: float | None) -> Observation:
-        executor = self.executor
-        if executor is None:
-            return Observation.error(f"Tool '{self.name}' has no executor; it cannot be run.")
-        try:
-            if timeout is not None and getattr(executor, "handles_timeout", False):
-                result: Any = executor(action, timeout=timeout)  # type: ignore[call-arg]
-                if not isinstance(result, Observation) and inspect.isawaitable(result):
-                    result = run_sync(_awaited(result))
-            elif self.is_async:
-                result = run_sync(executor(action), timeout)  # type: ignore[arg-type]
-            elif timeout is None:
-                result = executor(action)
-                if not isinstance(result, Observation) and inspect.isawaitable(result):
-                    result = run_sync(_awaited(result))
-            else:
-                result = _call_in_thread(executor, action, timeout)
-        except (TimeoutError, concurrent.futures.TimeoutError):
-            return self._timed_out(timeout)
-        except (Exception, SystemExit) as exc:  # sys.exit() in a tool ends the call, not the host
-            return self._failed(exc)
-        return self._checked(result)
-
-    async def _arun(self, action: A, timeout: float | None) -> Observation:
-        executor = self.executor
-        if executor is None:
-            return Observation.error(f"Tool '{self.name}' has no executor; it cannot be run.")
-        try:
-            if timeout is not None and getattr(executor, "handles_timeout", False):
-                # The executor keeps its own time (and returns control itself).
-                if self.is_async:
-                    result = await executor(action, timeout=timeout)  # type: ignore[call-arg,misc]
-                else:
-                    keeps_time = functools.partial(executor, timeout=timeout)  # type: ignore[call-arg]
-                    result = await asyncio.to_thread(_call_sync, keeps_time, action)
-                return self._checked(result)
-            if self.is_async:
-                pending: Awaitable[Any] = executor(action)  # type: ignore[assignment]
-            elif timeout is None:
-                pending = asyncio.to_thread(_call_sync, executor, action)
-            else:
-                # A daemon thread, not the loop's pool: an abandoned call must not keep
-                # asyncio.run() (which joins its pool) or the interpreter from exiting.
-                pending = asyncio.wrap_future(_start_in_thread(executor, action))
-            result = await asyncio.wait_for(pending, timeout)
-        except (asyncio.TimeoutError, concurrent.futures.TimeoutError):
-            return self._timed_out(timeout)
-        except (Exception, SystemExit) as exc:  # sys.exit() in a tool ends the call, not the host
-            return self._failed(exc)
-        return self._checked(result)
-
-    def _checked(self, result: Any) -> Observation:
-        if isinstance(result, Observation):
-            return result
-        if isinstance(result, str):
-            return Observation.from_text(result)
-        return Observation.error(
-            f"Tool '{self.name}' returned {type(result).__name__}, not an Observation "
-            "(a bug in the tool; report it to its author)."
-        )
-
-    def _failed(self, exc: BaseException) -> Observation:
-        log.info("tool %s raised", self.name, exc_info=exc)
-        message = str(exc) or "(no message)"
-        return Observation.error(f"Tool '{self.name}' failed: {type(exc).__name__}: {message}")
-
-    def _timed_out(self, timeout: float | None) -> Observation:
-        return Observation.error(
-            f"Tool '{self.name}' did not finish within {timeout:g} seconds and was abandoned. "
-            "Try a smaller task, or a longer timeout if the tool takes one."
-        )
-
-    # -- the tool_call hook ----------------------------------------------------------
-
-    def _start_hooks(self, impls: Sequence[Any], action: A) -> tuple[list[Any], Observation | None]:
-        """Enter wrappers outermost first; a refusal (a result before running) stops it."""
-        kwargs = {"tool": self, "action": action}
-        entered: list[Any] = []
-        for impl in reversed(impls):  # pluggy's call order
-            args = [kwargs[name] for name in impl.argnames]
-            try:
-                if impl.wrapper or impl.hookwrapper:
-                    gen = impl.function(*args)
-                    try:
-                        next(gen)
-                    except StopIteration as stop:
-                        return entered, _as_observation(stop.value, impl.plugin_name)
-                    entered.append(gen)
-                else:
-                    early = impl.function(*args)
-                    if early is not None:
-                        return entered, _as_observation(early, impl.plugin_name)
-            except Exception as exc:
-                return entered, Observation.error(
-                    f"Tool '{self.name}' was stopped by plugin '{impl.plugin_name}': "
-                    f"{type(exc).__name__}: {exc}"
-                )
-        return entered, None
-
-    def _finish_hooks(self, entered: list[Any], observation: Observation) -> Observation:
-        """Hand the observation back through the wrappers, innermost first."""
-        for gen in reversed(entered):
-            try:
-                gen.send(observation)
-            except StopIteration as stop:
-                if stop.value is not None:
-                    observation = _as_observation(stop.value, "a tool_call wrapper")
-            except Exception as exc:
-                observation = Observation.error(
-                    f"A tool_call hook failed after tool '{self.name}' ran: "
-                    f"{type(exc).__name__}: {exc}"
-                )
-            else:
-                gen.close()
-        return observation
-
-    def _run_hooked(
-        self, impls: Sequence[Any], action: A, run: Callable[[], Observation]
-    ) -> Observation:
-        entered, early = self._start_hooks(impls, action)
-        observation = early if early is not None else run()
-        return self._finish_hooks(entered, observation)
-
-    async def _arun_hooked(
-        self, impls: Sequence[Any], action: A, timeout: float | None
-    ) -> Observation:
-        entered, early = self._start_hooks(impls, action)
-        observation = early if early is not None else await self._arun(action, timeout)
-        return self._finish_hooks(entered, observation)
+    def _runner(self) -> Runner:
+        """The runner of the current executor (built again if the executor was replaced)."""
+        runner = self._run_with
+        if runner is None or runner.executor is not self.executor:
+            runner = self._run_with = Runner(self.executor)
+        return runner
 
     # -- closing ---------------------------------------------------------------------
 
@@ -369,52 +256,5 @@ class ToolDefinition(Generic[A, O]):
             log.warning("closing tool %s failed", self.name, exc_info=True)
 
 
-def _as_observation(value: Any, plugin: str) -> Observation:
-    if isinstance(value, Observation):
-        return value
-    if isinstance(value, str):
-        return Observation.error(value)
-    return Observation.error(f"plugin '{plugin}' returned {type(value).__name__} from tool_call")
-
-
-def _with_notes(observation: Observation, notes: list[str]) -> Observation:
-    if not notes:
-        return observation
-    note = TextContent(text="Note: " + "; ".join(notes) + ".")
-    return observation.model_copy(update={"content": [note, *observation.content]})
-
-
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
-
-
-def _call_sync(executor: Callable[[Any], Any], action: Any) -> Any:
-    result = executor(action)
-    if inspect.isawaitable(result):
-        return run_sync(_awaited(result))
-    return result
-
-
-def _call_in_thread(executor: Callable[[Any], Any], action: Any, timeout: float) -> Any:
-    """Run a sync executor in a daemon thread and stop waiting after ``timeout``."""
-    return _start_in_thread(executor, action).result(timeout)
-
-
-def _start_in_thread(executor: Callable[[Any], Any], action: Any) -> concurrent.futures.Future[Any]:
-    """Start a sync executor in a daemon thread; its future holds the outcome."""
-    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-
-    def target() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            result = _call_sync(executor, action)
-        except BaseException as exc:
-            if not future.done():
-                future.set_exception(exc)
-        else:
-            if not future.done():
-                future.set_result(result)
-
-    threading.Thread(target=target, name="toolplug-call", daemon=True).start()
-    return future

@@ -8,7 +8,7 @@ of the parameters, in any order. Each docstring here is that hook's reference pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -127,33 +127,77 @@ def register_commands(cli: click.Group) -> None:
     """
 
 
-@hookspec
-def tool_call(
-    tool: ToolDefinition[Any, Any], action: Action
-) -> Generator[None, Observation, Observation] | Observation | None:
-    """Wrap every call of every tool: for policy, audit logging, tracing.
+@hookspec(firstresult=True)
+def tool_call(tool: ToolDefinition[Any, Any], action: Action) -> Observation | None:
+    """Wrap or refuse every call of every tool: for policy, audit logging, tracing.
 
-    Implement it as a wrapper, ``@hookimpl(wrapper=True)``, a generator that yields
-    once: the code before ``yield`` runs before the tool, ``yield`` gives back the
-    `Observation`, and the wrapper returns the observation to pass on
-    (the same one, or a replacement). Example:
+    pluggy calls this hook around each call through `ToolDefinition.call` and
+    `ToolDefinition.acall` of a tool resolved by a registry that loaded the plugin,
+    after the arguments were validated: ``action`` is the typed action, ``tool`` the
+    definition. It is a ``firstresult`` hook whose last plain implementation is
+    toolplug's own, the one that runs the tool and returns its `Observation`.
+
+    **To wrap a call**, write a wrapper. New style, ``@hookimpl(wrapper=True)``: the
+    code before ``yield`` runs before the tool, ``yield`` gives the observation (or
+    raises what an inner implementation raised), and the wrapper returns the
+    observation to pass on, the same one or a replacement. Example:
 
     ```python
+    import time
+    from toolplug import hookimpl
+
     @hookimpl(wrapper=True)
     def tool_call(tool, action):
         started = time.perf_counter()
         observation = yield
-        log.info("%s took %.3fs", tool.name, time.perf_counter() - started)
+        print(f"{tool.name} took {time.perf_counter() - started:.3f}s")
         return observation
     ```
 
-    To refuse a call, return an observation *before* yielding (the tool then does not
-    run): ``return Observation.error("writes are not allowed here")``. A plain
-    (non-wrapper) implementation that returns an observation refuses the same way;
-    returning ``None`` lets the call go on.
+    Old style, ``@hookimpl(hookwrapper=True)``, works as pluggy documents it too:
+    ``outcome = yield`` gives a result object; ``outcome.get_result()`` is the
+    observation and ``outcome.force_result(other)`` replaces it:
 
-    The hook runs for calls through `ToolDefinition.call` and `ToolDefinition.acall`
-    of tools resolved through a registry that loaded the plugin, after the arguments
-    were validated: ``action`` is the typed action. Exceptions raised by an
-    implementation become error observations.
+    ```python
+    from toolplug import Observation, hookimpl
+
+    @hookimpl(hookwrapper=True)
+    def tool_call(tool, action):
+        outcome = yield
+        observation = outcome.get_result()
+        text = observation.text.replace("hunter2", "*******")
+        outcome.force_result(Observation.from_text(text))
+    ```
+
+    A wrapper must yield exactly once; it cannot stop the tool from running.
+
+    **To refuse a call**, write a plain implementation that returns an observation
+    (usually `Observation.error`) with the reason the model reads; the tool then does
+    not run, and wrappers still see that observation. Return ``None`` to let the call
+    go on. Mark it ``tryfirst=True`` so that it runs before other plugins' plain
+    implementations (and so before anything they do):
+
+    ```python
+    from toolplug import Observation, hookimpl
+
+    @hookimpl(tryfirst=True)
+    def tool_call(tool, action):
+        if not tool.read_only:
+            return Observation.error("This session is read-only; use a read-only tool.")
+        return None
+    ```
+
+    **Async calls.** pluggy calls hooks synchronously, so on the `ToolDefinition.acall`
+    path the hook runs in a worker thread (context variables are copied into it); an
+    async executor still runs on the caller's event loop, and a sync executor runs in
+    that worker. Implementations are plain functions and generators either way (an
+    ``async def`` implementation is refused when its plugin loads); keep them quick,
+    or hand slow work to a thread of their own.
+
+    **Timeouts** apply to the tool's run inside the hook, not to the implementations.
+
+    **Errors.** An exception raised by an implementation (before or after ``yield``)
+    becomes an error observation naming the plugin, for the model to read; the host is
+    never interrupted. A wrapper may catch what ``yield`` raises and return an
+    observation instead.
     """

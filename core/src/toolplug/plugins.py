@@ -112,13 +112,17 @@ def installed_plugins(plugins: str | Iterable[str] | None = None) -> list[Plugin
 
 
 def plugin_manager() -> pluggy.PluginManager:
-    """A fresh plugin manager that knows toolplug's hook specifications."""
-    import pluggy
+    """A fresh plugin manager that knows toolplug's hook specifications.
 
-    from toolplug import hookspecs
+    It holds toolplug's own ``tool_call`` implementation, the one that runs the tool
+    (see `toolplug._builtin_hooks`), so that pluggy calls the hook as a whole, and it
+    refuses an ``async def`` hook implementation when its plugin registers.
+    """
+    from toolplug import _builtin_hooks, hookspecs
 
-    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    pm: pluggy.PluginManager = _builtin_hooks.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
+    pm.register(_builtin_hooks, name=_builtin_hooks.NAME)
     return pm
 
 
