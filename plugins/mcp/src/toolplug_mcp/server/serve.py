@@ -26,8 +26,7 @@ from fastmcp.server.middleware import Middleware
 from fastmcp.tools.base import Tool, ToolResult
 from mcp import MCPError
 from pydantic import PrivateAttr
-from toolplug import Tool as ToolSpec
-from toolplug import ToolContext, ToolDefinition, ToolError, ToolRegistry
+from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
 from toolplug.formats import export_tool, render
 
 from toolplug_mcp.server.security import TOKEN_ENV_VAR, BearerTokenMiddleware, is_loopback

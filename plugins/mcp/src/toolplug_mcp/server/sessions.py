@@ -11,8 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toolplug import Tool as ToolSpec
-from toolplug import ToolContext, ToolRegistry, Toolset
+from toolplug import Tool as ToolSpec, ToolContext, ToolRegistry, Toolset
 
 DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its tools close
 
