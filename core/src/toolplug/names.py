@@ -92,3 +92,18 @@ def rename_tool(spec: dict[str, Any], name: str) -> dict[str, Any]:
     else:
         spec["name"] = name
     return spec
+
+
+def unknown_tool_message(name: str, known: Iterable[str], *, aliases: Iterable[str] = ()) -> str:
+    """The one message for a tool name that is not there, for a model or a person.
+
+    It suggests the closest of ``known`` and ``aliases`` (difflib's ratio, as a
+    spelling checker would) and lists the ``known`` names; aliases are only suggested,
+    not listed, since every alias leads to a listed tool.
+    """
+    import difflib
+
+    known = list(known)
+    close = difflib.get_close_matches(name, [*known, *aliases], n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return f"There is no tool named '{name}'.{hint} Available tools: {', '.join(known) or 'none'}."
