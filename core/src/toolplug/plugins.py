@@ -125,6 +125,7 @@ def _report_clashes(reports: list[PluginReport]) -> None:
     for name, same in by_name.items():
         if len(same) < 2:
             continue
+        same.sort(key=lambda r: (r.distribution or "", r.version or ""))
         dists = [f"{r.distribution or '?'} {r.version or ''}".strip() for r in same]
         listed = ", ".join(dists[:-1]) + " and " + dists[-1]
         error = (
