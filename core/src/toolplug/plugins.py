@@ -79,13 +79,19 @@ def parse_selection(plugins: str | Iterable[str] | None) -> list[str] | None:
     return [name.strip() for name in plugins if name.strip()]
 
 
-def installed_plugins(plugins: str | Iterable[str] | None = None) -> list[PluginReport]:
+def installed_plugins(
+    plugins: str | Iterable[str] | None = None,
+    *,
+    eps: list[metadata.EntryPoint] | None = None,
+) -> list[PluginReport]:
     """Every installed plugin, marked enabled or not by the selection. Imports nothing.
 
-    Raises :class:`~toolplug.errors.PluginSelectionError` when the selection names a
-    plugin that is not installed.
+    ``eps`` are the entry points if the caller has read them already (reading them
+    scans every installed distribution). Raises
+    :class:`~toolplug.errors.PluginSelectionError` when the selection names a plugin
+    that is not installed.
     """
-    eps = installed_entry_points()
+    eps = installed_entry_points() if eps is None else eps
     selection = parse_selection(plugins)
     names = {ep.name for ep in eps}
     if selection is not None:
@@ -241,21 +247,26 @@ def register_plugin(pm: pluggy.PluginManager, name: str, plugin: object) -> str 
 def load_plugins(
     plugins: str | Iterable[str] | None = None,
     pm: pluggy.PluginManager | None = None,
+    *,
+    eps: list[metadata.EntryPoint] | None = None,
 ) -> tuple[pluggy.PluginManager, list[PluginReport]]:
     """Import the enabled plugins and register them with a plugin manager.
+
+    ``eps`` are the installed entry points, if the caller has read them already.
 
     Plugins that fail to import, fail pluggy's checks, or whose entry-point name is
     taken by another distribution are reported as broken and left out.
     """
     pm = pm or plugin_manager()
-    reports = installed_plugins(plugins)
+    eps = installed_entry_points() if eps is None else eps
+    reports = installed_plugins(plugins, eps=eps)
     # A name two distributions claim is already reported broken: neither is loaded.
-    eps = {ep.name: ep for ep in installed_entry_points()}
+    by_name = {ep.name: ep for ep in eps}
     for report in reports:
         if not report.enabled or report.error:
             continue
         try:
-            obj = eps[report.name].load()
+            obj = by_name[report.name].load()
         except Exception as exc:
             report.status, report.error = "broken", error_text(exc)
             continue

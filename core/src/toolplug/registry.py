@@ -84,14 +84,14 @@ class ToolRegistry:
         loaded does not register its namesake, every plugin is loaded after all.
         """
         selection = _plugins.parse_selection(plugins)
+        eps = _plugins.installed_entry_points()
         if selection is None and tools is not None:
             wanted = sorted(set(tools))
-            installed = {ep.name for ep in _plugins.installed_entry_points()}
-            if installed.issuperset(wanted):
-                registry = cls.from_plugin_manager(*_plugins.load_plugins(wanted))
+            if {ep.name for ep in eps}.issuperset(wanted):
+                registry = cls.from_plugin_manager(*_plugins.load_plugins(wanted, eps=eps))
                 if all(name in registry for name in wanted):
                     return registry
-        return cls.from_plugin_manager(*_plugins.load_plugins(selection))
+        return cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
 
     @classmethod
     def from_plugin_manager(
