@@ -28,7 +28,7 @@ from timing import interleaved
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = 50
 CHOSEN = "loadplug07"
-ROUNDS = 21
+ROUNDS = 31
 TARGET = 1.1
 
 PYPROJECT = """\
