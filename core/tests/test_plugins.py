@@ -266,3 +266,21 @@ def test_an_explicit_selection_is_honoured(dists: None, monkeypatch: pytest.Monk
     monkeypatch.delenv("TOOLPLUG_PLUGINS")
     with pytest.raises(ToolConflictError):
         Toolset.load(["shout"], plugins=["shout", "twin"])
+
+
+def test_a_name_or_object_registered_twice_is_explained_without_pluggys_dump() -> None:
+    import types
+
+    from toolplug.plugins import plugin_manager, register_plugin
+
+    first, second = types.ModuleType("tp_test_first"), types.ModuleType("tp_test_second")
+    exec(GOOD, first.__dict__)
+    exec(GOOD, second.__dict__)
+    pm = plugin_manager()
+    assert register_plugin(pm, "shout", first) is None
+    assert register_plugin(pm, "shout", second) == (
+        "the plugin name 'shout' is taken by <module 'tp_test_first'>"
+    )
+    assert register_plugin(pm, "again", first) == (
+        "it is the same object as the plugin 'shout', which is loaded instead"
+    )

@@ -229,9 +229,12 @@ def register_plugin(pm: pluggy.PluginManager, name: str, plugin: object) -> str 
     """
     import pluggy
 
+    # pluggy's own messages for these two would dump every registered plugin
     other = pm.get_name(plugin)
-    if other is not None:  # pluggy's own message would dump every registered plugin
+    if other is not None:
         return f"it is the same object as the plugin '{other}', which is loaded instead"
+    if pm.has_plugin(name):
+        return f"the plugin name '{name}' is taken by {pm.get_plugin(name)!r}"
     try:
         pm.register(plugin, name=name)
     except pluggy.PluginValidationError as exc:  # a hook's signature: where is pluggy's
