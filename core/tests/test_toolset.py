@@ -141,6 +141,9 @@ def test_aliases_of_the_registration_work_in_call_acall_and_find() -> None:
         assert tools.aliases() == {"say": "echo", "print_text": "echo", "sess": "s"}
         suggestion = tools.call("sya", {"text": "x"})
         assert suggestion.is_error and "Did you mean 'say'?" in suggestion.text
+    with Toolset.load(["session"], registry=reg) as tools:
+        assert tools.find("echo") is None, "the registry gave the alias 'echo' to no one"
+        assert tools.aliases() == {"sess": "s"}
 
 
 def test_add_takes_aliases_and_the_first_claim_keeps_one() -> None:

@@ -64,13 +64,16 @@ class Toolset(Mapping[str, AnyTool]):
             context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
         if parsed is None:
             parsed = [Tool(name) for name in registry.names()]
+        granted = registry.aliases()  # not those another tool's name or alias has taken
         toolset = cls()
         try:
             for spec in parsed:
                 entry = registry.get(spec.name)
                 created = registry.resolve(spec, context)
                 # Aliases name one tool: a factory that creates several has none here.
-                aliases = entry.aliases if len(created) == 1 else ()
+                aliases = [a for a in entry.aliases if granted.get(a) == entry.name]
+                if len(created) != 1:
+                    aliases = []
                 for tool in created:
                     toolset.add(tool, aliases=aliases)
         except BaseException:
