@@ -12,6 +12,22 @@ from typing import Any
 import pytest
 from core_test_tools import GOOD
 
+PAIR = """
+from toolplug import Observation, ToolDefinition, hookimpl
+from tp_test_shout import Shout
+
+def pair(context):
+    return [
+        ToolDefinition(name=f"pair_{n}", description=n, action_type=Shout,
+                       executor=lambda a, n=n: Observation.from_text(f"{n}: {a.text}"))
+        for n in ("one", "two")
+    ]
+
+@hookimpl
+def register_tools(register):
+    register(pair)
+"""
+
 
 @pytest.fixture
 def run(install_dist: Any, tmp_path: Path) -> Any:
@@ -24,6 +40,7 @@ def run(install_dist: Any, tmp_path: Path) -> Any:
         {"broken": "tp_test_broken"},
         {"tp_test_broken": "raise ImportError('needs libfoo')\n"},
     )
+    install_dist("toolplug-pair", "0.3.0", {"pair": "tp_test_pair"}, {"tp_test_pair": PAIR})
     install_dist(
         "toolplug-typo",
         "0.1.0",
@@ -140,6 +157,23 @@ def test_call_success_error_and_usage_exit_codes(run: Any) -> None:
     assert params.returncode == 2 and "takes no params" in params.stderr
     stdin = run("call", "shout", "-", "--plugins", "shout", input='{"text": "from stdin"}')
     assert stdin.stdout == "FROM STDIN\n"
+
+
+def test_call_a_tool_a_factory_creates(run: Any) -> None:
+    ok = run("call", "pair/pair_two", '{"text": "x"}', "--plugins", "shout,pair")
+    assert (ok.returncode, ok.stdout) == (0, "two: x\n")
+    typo = run("call", "pair/pair_tow", '{"text": "x"}', "--plugins", "shout,pair")
+    assert typo.returncode == 2
+    assert (
+        "There is no tool named 'pair_tow'. Did you mean 'pair_two'? Available tools: "
+        "pair_one, pair_two. (the tools 'pair' creates, called as pair/TOOL)"
+    ) in typo.stderr
+    which = run("call", "pair", '{"text": "x"}', "--plugins", "shout,pair")
+    assert which.returncode == 2 and "'pair' creates these tools: pair_one, pair_two" in (
+        which.stderr
+    )
+    unknown = run("call", "pear_one", "{}", "--plugins", "shout,pair")
+    assert "A tool created by pair is called as FACTORY/TOOL." in unknown.stderr
 
 
 def test_a_broken_plugin_does_not_break_the_cli(run: Any) -> None:

@@ -262,6 +262,12 @@ def call(
         matching = [t for t in created if t.name == wanted]
         if not matching and len(created) == 1 and "/" not in name:
             matching = created  # an alias: the tool has its own name
+        if "/" in name and not matching:
+            from toolplug.names import unknown_tool_message
+
+            message = unknown_tool_message(wanted, [t.name for t in created])
+            _fail(f"{message} (the tools '{registered}' creates, called as {registered}/TOOL)")
+            return
         if len(matching) != 1:
             names = ", ".join(t.name for t in created) or "none"
             _fail(f"'{registered}' creates these tools: {names}; call one as {registered}/TOOL")
