@@ -94,6 +94,9 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "core": build_wheel(ROOT / "core", out),
         "demo": build_wheel(DATA / "toolplug-demo", out),
         "broken": build_wheel(DATA / "toolplug-broken-demo", out),
+        "twin-one": build_wheel(DATA / "toolplug-twin-one", out),
+        "twin-two": build_wheel(DATA / "toolplug-twin-two", out),
+        "typo": build_wheel(DATA / "toolplug-typo-demo", out),
     }
 
 

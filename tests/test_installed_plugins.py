@@ -14,6 +14,11 @@ def plugin_list(env: Venv, *args: str, **vars: str) -> dict[str, dict]:
     return {p["name"]: p for p in json.loads(out.stdout)}
 
 
+def plugin_list_status(env: Venv, *args: str, **vars: str):
+    """``toolplug plugins --json`` with its exit status (``--check`` fails on a broken one)."""
+    return env.toolplug("plugins", "--json", *args, **vars)
+
+
 def test_discovered_and_listed_with_its_version(demo_venv: Venv) -> None:
     listed = plugin_list(demo_venv)
     assert listed["demo"]["distribution"] == "toolplug-demo"
@@ -28,7 +33,7 @@ def test_enabled_and_disabled_by_name(demo_venv: Venv) -> None:
         plugin_list(demo_venv, "--plugins", "demo", TOOLPLUG_PLUGINS="")["demo"]["enabled"] is True
     )
     off = demo_venv.toolplug("call", "demo_upper", '{"text": "x"}', TOOLPLUG_PLUGINS="")
-    assert off.returncode == 2 and "unknown tool 'demo_upper'" in off.stderr
+    assert off.returncode == 2 and "There is no tool named 'demo_upper'" in off.stderr
     unknown = demo_venv.toolplug("plugins", TOOLPLUG_PLUGINS="demo,nope")
     assert unknown.returncode == 2 and "Installed plugins: demo" in unknown.stderr
 
@@ -72,7 +77,9 @@ def test_broken_plugin_reported_while_others_work_and_uninstall_works(
     assert installed.returncode == 0, installed.stderr
     listed = plugin_list(env)
     assert listed["broken_demo"]["version"] == "0.0.3"
-    checked = plugin_list(env, "--check")
+    check = plugin_list_status(env, "--check")
+    assert check.returncode == 1, "a broken plugin fails the check"
+    checked = {p["name"]: p for p in json.loads(check.stdout)}
     assert checked["broken_demo"]["status"] == "broken"
     assert "ModuleNotFoundError" in checked["broken_demo"]["error"]
     assert checked["demo"]["status"] == "ok"
@@ -80,3 +87,44 @@ def test_broken_plugin_reported_while_others_work_and_uninstall_works(
     removed = env.toolplug("uninstall", "-y", "toolplug-broken-demo")
     assert removed.returncode == 0, removed.stderr
     assert "broken_demo" not in plugin_list(env)
+
+
+def test_two_distributions_with_one_plugin_name_are_both_refused(
+    make_venv, wheels: dict[str, Path]
+) -> None:
+    env = make_venv()
+    env.pip(*(str(wheels[name]) for name in ("core", "demo", "twin-one", "twin-two")))
+    checked = env.toolplug("plugins", "--check")
+    assert checked.returncode == 1, checked.stderr
+    assert "Plugin name already registered" not in checked.stdout + checked.stderr
+    twins = [line for line in checked.stdout.splitlines() if line.startswith("twin ")]
+    assert len(twins) == 2 and all(line.endswith("broken") for line in twins)
+    assert (
+        "error: the plugin name 'twin' is used by 2 distributions, toolplug-twin-one 0.1.0 "
+        "and toolplug-twin-two 0.2.0; neither is loaded." in checked.stdout
+    )
+    listed = env.toolplug("plugins")
+    assert listed.returncode == 0 and "neither is loaded" in listed.stdout
+    assert env.toolplug("call", "demo_upper", '{"text": "fine"}').stdout == "FINE\n"
+    refused = env.toolplug("call", "twin", "{}")
+    assert refused.returncode == 2
+    assert "The plugin 'twin' is broken: the plugin name 'twin' is used by" in refused.stderr
+    removed = env.toolplug("uninstall", "-y", "toolplug-twin-two")
+    assert removed.returncode == 0, removed.stderr
+    assert env.toolplug("plugins", "--check").returncode == 0
+    assert env.toolplug("call", "twin", "{}").stdout == "toolplug-twin-one\n"
+
+
+def test_a_misspelled_hook_is_reported_and_fails_the_check(
+    make_venv, wheels: dict[str, Path]
+) -> None:
+    env = make_venv()
+    env.pip(*(str(wheels[name]) for name in ("core", "demo", "typo")))
+    checked = plugin_list_status(env, "--check")
+    assert checked.returncode == 1
+    (typo,) = [p for p in json.loads(checked.stdout) if p["name"] == "typo_demo"]
+    assert typo["status"] == "broken" and typo["tools"] == []
+    assert typo["error"].startswith(
+        "register_tool (did you mean register_tools?): marked @hookimpl, but no toolplug hook"
+    )
+    assert env.toolplug("plugins", "--check", "--plugins", "demo").returncode == 0

@@ -12,6 +12,22 @@ from typing import Any
 import pytest
 from core_test_tools import GOOD
 
+PAIR = """
+from toolplug import Observation, ToolDefinition, hookimpl
+from tp_test_shout import Shout
+
+def pair(context):
+    return [
+        ToolDefinition(name=f"pair_{n}", description=n, action_type=Shout,
+                       executor=lambda a, n=n: Observation.from_text(f"{n}: {a.text}"))
+        for n in ("one", "two")
+    ]
+
+@hookimpl
+def register_tools(register):
+    register(pair)
+"""
+
 
 @pytest.fixture
 def run(install_dist: Any, tmp_path: Path) -> Any:
@@ -24,15 +40,27 @@ def run(install_dist: Any, tmp_path: Path) -> Any:
         {"broken": "tp_test_broken"},
         {"tp_test_broken": "raise ImportError('needs libfoo')\n"},
     )
+    install_dist("toolplug-pair", "0.3.0", {"pair": "tp_test_pair"}, {"tp_test_pair": PAIR})
+    install_dist(
+        "toolplug-typo",
+        "0.1.0",
+        {"typo": "tp_test_typo"},
+        {"tp_test_typo": GOOD.replace("def register_tools", "def register_tool")},
+    )
 
     def run(
-        *args: str, env: dict[str, str] | None = None, input: str | None = None
+        *args: str,
+        env: dict[str, str] | None = None,
+        input: str | None = None,
+        click_only: bool = False,
     ) -> subprocess.CompletedProcess[str]:
         full_env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
         full_env["PYTHONPATH"] = os.pathsep.join([str(site), full_env.get("PYTHONPATH", "")])
         full_env.update(env or {})
+        # click_only: the click command line itself, past the fast path of `plugins`
+        entry = ["-c", "from toolplug.cli import cli; cli()"] if click_only else ["-m", "toolplug"]
         return subprocess.run(
-            [sys.executable, "-m", "toolplug", *args],
+            [sys.executable, *entry, *args],
             capture_output=True,
             text=True,
             env=full_env,
@@ -66,6 +94,22 @@ def test_plugins_check_reports_broken_and_working(run: Any) -> None:
     assert data["broken"]["status"] == "broken" and "needs libfoo" in data["broken"]["error"]
     text = run("plugins", "--check", "--plugins", "shout,broken").stdout
     assert "tools: shout" in text and "error: ImportError: needs libfoo" in text
+
+
+@pytest.mark.parametrize("click_only", [False, True], ids=["fast path", "click"])
+def test_plugins_check_exits_1_when_an_enabled_plugin_is_broken(run: Any, click_only: bool) -> None:
+    ok = run("plugins", "--check", "--plugins", "shout", click_only=click_only)
+    assert ok.returncode == 0, ok.stderr
+    broken = run("plugins", "--check", "--plugins", "shout,broken", click_only=click_only)
+    assert broken.returncode == 1 and "error: ImportError: needs libfoo" in broken.stdout
+    typo = run("plugins", "--check", "--json", "--plugins", "typo", click_only=click_only)
+    assert typo.returncode == 1
+    (report,) = [p for p in json.loads(typo.stdout) if p["name"] == "typo"]
+    assert report["status"] == "broken" and "register_tool (did you mean" in report["error"]
+    everything = run("plugins", "--check", click_only=click_only)
+    assert everything.returncode == 1, "every plugin is enabled, broken ones too"
+    listing = run("plugins", "--plugins", "shout,broken", click_only=click_only)
+    assert listing.returncode == 0, "without --check nothing is loaded, so nothing is broken"
 
 
 def test_unknown_plugin_is_a_usage_error(run: Any) -> None:
@@ -104,12 +148,32 @@ def test_call_success_error_and_usage_exit_codes(run: Any) -> None:
     assert bad.returncode == 1 and "text: this required field is missing" in bad.stdout
     usage = run("call", "shout", "{not json", "--plugins", "shout")
     assert usage.returncode == 2 and "not valid JSON" in usage.stderr
-    unknown = run("call", "nope", "{}", "--plugins", "shout")
-    assert unknown.returncode == 2 and "Available tools: shout" in unknown.stderr
+    unknown = run("call", "shot", "{}", "--plugins", "shout")
+    assert unknown.returncode == 2
+    assert "There is no tool named 'shot'. Did you mean 'shout'? Available tools: shout." in (
+        unknown.stderr
+    )
     params = run("call", "shout", '{"text": "x"}', "--param", "loud=1", "--plugins", "shout")
     assert params.returncode == 2 and "takes no params" in params.stderr
     stdin = run("call", "shout", "-", "--plugins", "shout", input='{"text": "from stdin"}')
     assert stdin.stdout == "FROM STDIN\n"
+
+
+def test_call_a_tool_a_factory_creates(run: Any) -> None:
+    ok = run("call", "pair/pair_two", '{"text": "x"}', "--plugins", "shout,pair")
+    assert (ok.returncode, ok.stdout) == (0, "two: x\n")
+    typo = run("call", "pair/pair_tow", '{"text": "x"}', "--plugins", "shout,pair")
+    assert typo.returncode == 2
+    assert (
+        "There is no tool named 'pair_tow'. Did you mean 'pair_two'? Available tools: "
+        "pair_one, pair_two. (the tools 'pair' creates, called as pair/TOOL)"
+    ) in typo.stderr
+    which = run("call", "pair", '{"text": "x"}', "--plugins", "shout,pair")
+    assert which.returncode == 2 and "'pair' creates these tools: pair_one, pair_two" in (
+        which.stderr
+    )
+    unknown = run("call", "pear_one", "{}", "--plugins", "shout,pair")
+    assert "A tool created by pair is called as FACTORY/TOOL." in unknown.stderr
 
 
 def test_a_broken_plugin_does_not_break_the_cli(run: Any) -> None:

@@ -467,11 +467,11 @@ class Clashing:
 
 
 def _formats_with(*plugins: Any) -> tuple[FormatRegistry, list[tuple[str, BaseException]]]:
-    from toolplug.formats import builtin
+    from toolplug import _builtin_hooks
 
     pm = pluggy.PluginManager("toolplug")
     pm.add_hookspecs(hookspecs)
-    pm.register(builtin, name=builtin.PLUGIN_NAME)
+    pm.register(_builtin_hooks, name=_builtin_hooks.NAME)
     for index, plugin in enumerate(plugins):
         pm.register(plugin, name=f"plugin{index}")
     registry = FormatRegistry()
@@ -515,3 +515,82 @@ def test_each_whole_message_is_unwrapped_by_its_own_format() -> None:
     assert bedrock["toolResult"]["content"] == [{"text": "b"}]
     assert anthropic["content"] == [{"type": "text", "text": "a"}]
     assert toolset.dispatch({"role": "user", "content": "just text"}) == []
+
+
+FRAMEWORK_PLUGIN = """
+from toolplug import ToolCall, hookimpl
+from toolplug.formats import ToolFormat, result_text
+
+class FrameworkFormat(ToolFormat):
+    name = "framework"
+    title = "A framework"
+
+    def export_tool(self, tool, *, name=None, security_risk=False, **options):
+        return {"tool": name or tool.name}
+
+    def read_call(self, item, index):
+        if "tool" in item and "args" in item:
+            return ToolCall(str(index), item["tool"], item["args"])
+        return None
+
+    def render_result(self, call, observation):
+        return {"tool": call.name, "result": result_text(observation)}
+
+@hookimpl
+def register_formats(register):
+    register(FrameworkFormat())
+"""
+
+BROKEN_FORMATS = """
+from toolplug import hookimpl
+
+@hookimpl
+def register_formats(register):
+    raise RuntimeError("no formats today")
+"""
+
+
+def test_an_installed_plugins_format_reaches_the_toolset_and_the_cli(
+    install_dist: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolplug import ToolRegistry
+    from toolplug.testing import run_toolplug
+
+    install_dist(
+        "toolplug-framework",
+        "1.0",
+        {"framework": "tp_test_framework"},
+        {"tp_test_framework": FRAMEWORK_PLUGIN},
+    )
+    install_dist(
+        "toolplug-broken-formats",
+        "1.0",
+        {"broken_formats": "tp_test_broken_formats"},
+        {"tp_test_broken_formats": BROKEN_FORMATS},
+    )
+    registry = ToolRegistry.from_plugins("framework,broken_formats")
+    registry.register(make_echo_tool())
+    reports = {r.name: r for r in registry.reports}
+    assert reports["framework"].status == "ok"
+    assert reports["broken_formats"].status == "broken"
+    assert "no formats today" in str(reports["broken_formats"].error)
+    with Toolset.load(["echo"], registry=registry) as toolset:
+        assert "framework" in toolset.formats and next(iter(toolset.formats)) == "openai"
+        assert toolset.dispatch([{"tool": "echo", "args": {"text": "x"}}]) == [
+            {"tool": "echo", "result": "x"}
+        ]
+    # The command line runs in a new process: it finds the distributions on PYTHONPATH.
+    import sys
+
+    site = sys.path[0]
+    assert site.endswith("site-packages")
+    monkeypatch.setenv("PYTHONPATH", site)
+    listed = run_toolplug("tools", "--format", "framework", plugins="framework,think")
+    unknown = run_toolplug("tools", "--format", "cohere", plugins="framework")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == [{"tool": "think"}]
+    assert (
+        unknown.returncode == 2
+        and "choose one of" in unknown.stderr
+        and "framework" in unknown.stderr
+    )

@@ -98,9 +98,17 @@ def test_factory_returns_several_tools(registry: ToolRegistry) -> None:
 
 def test_unknown_tool_lists_available(registry: ToolRegistry) -> None:
     with pytest.raises(
-        UnknownToolError, match=r"unknown tool 'nope'\. Available tools: counter, echo, pair\."
+        UnknownToolError,
+        match=r"There is no tool named 'nope'\. Available tools: counter, echo, pair\.",
     ):
         registry.resolve("nope")
+
+
+def test_unknown_tool_suggests_names_and_aliases(registry: ToolRegistry) -> None:
+    with pytest.raises(UnknownToolError, match=r"named 'countr'\. Did you mean 'counter'\?"):
+        registry.resolve("countr")
+    with pytest.raises(UnknownToolError, match=r"Did you mean 'print_text'\? Available tools: c"):
+        registry.resolve("print_txt")
 
 
 def test_unknown_params_list_what_the_tool_takes(registry: ToolRegistry) -> None:

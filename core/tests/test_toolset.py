@@ -109,7 +109,53 @@ def test_a_failed_load_closes_what_it_created(registry: ToolRegistry) -> None:
 def test_unknown_tool_call_is_an_error_observation(registry: ToolRegistry) -> None:
     with Toolset.load(["echo"], registry=registry) as tools:
         obs = tools.call("ech", {"text": "x"})
-        assert obs.is_error and obs.text == "There is no tool named 'ech'. Available tools: echo."
+        assert obs.is_error
+        assert (
+            obs.text == "There is no tool named 'ech'. Did you mean 'echo'? Available tools: echo."
+        )
+        assert tools.call("zzz").text == "There is no tool named 'zzz'. Available tools: echo."
+
+
+def test_the_unknown_tool_message_is_the_registrys_too(registry: ToolRegistry) -> None:
+    with Toolset.load(["echo"], registry=registry) as tools:
+        observed = tools.call("ech").text
+    with pytest.raises(UnknownToolError) as info:
+        Toolset.load(["ech"], registry=ToolRegistry.from_plugins("", tools=["ech"]))
+    assert "There is no tool named 'ech'." in str(info.value)
+    assert observed.startswith("There is no tool named 'ech'.")
+
+
+def test_aliases_of_the_registration_work_in_call_acall_and_find() -> None:
+    reg = ToolRegistry()
+    reg.register(make_echo_tool(), aliases=["say", "print_text"])
+    reg.register(SessionTool, name="session", aliases=["sess", "echo"])
+    with Toolset.load(["echo", "session"], registry=reg) as tools:
+        assert list(tools) == ["echo", "s"], "aliases are no keys of the mapping"
+        assert tools.call("say", {"text": "hi"}).text == "hi"
+        assert asyncio.run(tools.acall("print_text", {"text": "yo"})).text == "yo"
+        assert tools.call("sess", {"text": "x"}).text == "s: x"
+        found = tools.find("say")
+        assert found is not None and found.name == "echo"
+        assert tools.find("echo") is tools["echo"], "a tool's own name beats an alias"
+        assert tools.find("nope") is None
+        assert tools.aliases() == {"say": "echo", "print_text": "echo", "sess": "s"}
+        suggestion = tools.call("sya", {"text": "x"})
+        assert suggestion.is_error and "Did you mean 'say'?" in suggestion.text
+    with Toolset.load(["session"], registry=reg) as tools:
+        assert tools.find("echo") is None, "the registry gave the alias 'echo' to no one"
+        assert tools.aliases() == {"sess": "s"}
+
+
+def test_add_takes_aliases_and_the_first_claim_keeps_one() -> None:
+    one = make_echo_tool()
+    two = ToolDefinition(
+        name="two", description="2", action_type=EchoAction, executor=lambda a: Observation()
+    )
+    tools = Toolset()
+    tools.add(one, aliases=["x", "shared"])
+    tools.add(two, aliases=["shared", "echo"])
+    assert tools.find("shared") is one and tools.find("echo") is one
+    assert tools.aliases() == {"x": "echo", "shared": "echo"}
 
 
 def test_duplicate_names_in_one_toolset(registry: ToolRegistry) -> None:

@@ -30,7 +30,7 @@ def _plugins_fast(args: list[str]) -> bool:
         else:
             return False
     from toolplug.errors import ToolError
-    from toolplug.listing import plugin_reports, render_plugins
+    from toolplug.listing import check_status, plugin_reports, render_plugins
 
     try:
         reports = plugin_reports(selection, check=check)
@@ -38,6 +38,9 @@ def _plugins_fast(args: list[str]) -> bool:
         sys.stderr.write(f"Error: {exc}\n")
         sys.exit(2)
     sys.stdout.write(render_plugins(reports, as_json=as_json, check=check))
+    if check:
+        sys.stdout.flush()
+        sys.exit(check_status(reports))
     return True
 
 

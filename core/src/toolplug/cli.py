@@ -78,10 +78,17 @@ def _fail(message: str, code: int = 2) -> None:
 @cli.command()
 @plugins_option
 @json_option
-@click.option("--check", is_flag=True, help="Also load the enabled plugins and list their tools.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Also load the enabled plugins and list their tools; exit 1 if one is broken.",
+)
 def plugins(plugins: str | None, as_json: bool, check: bool) -> None:
-    """List installed plugins: name, distribution, version, enabled."""
-    from toolplug.listing import plugin_reports, render_plugins
+    """List installed plugins: name, distribution, version, enabled.
+
+    Exit status: 0, or with --check 1 when an enabled plugin is broken; 2 a usage error.
+    """
+    from toolplug.listing import check_status, plugin_reports, render_plugins
 
     try:
         reports = plugin_reports(plugins, check=check)
@@ -89,6 +96,8 @@ def plugins(plugins: str | None, as_json: bool, check: bool) -> None:
         _fail(str(exc))
         return
     click.echo(render_plugins(reports, as_json=as_json, check=check), nl=False)
+    if check:
+        sys.exit(check_status(reports))
 
 
 # -- tools -------------------------------------------------------------------------------
@@ -250,7 +259,7 @@ def call(
         return
     registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
     try:
-        registry = ToolRegistry.from_plugins(plugins)
+        registry = ToolRegistry.from_plugins(plugins, tools=[registered])
         context = ToolContext(workspace=workspace) if workspace else ToolContext()
         created = registry.resolve(Tool(registered, _parse_params(param_pairs)), context)
     except UnknownToolError as exc:
@@ -265,6 +274,12 @@ def call(
         matching = [t for t in created if t.name == wanted]
         if not matching and len(created) == 1 and "/" not in name:
             matching = created  # an alias: the tool has its own name
+        if "/" in name and not matching:
+            from toolplug.names import unknown_tool_message
+
+            message = unknown_tool_message(wanted, [t.name for t in created])
+            _fail(f"{message} (the tools '{registered}' creates, called as {registered}/TOOL)")
+            return
         if len(matching) != 1:
             names = ", ".join(t.name for t in created) or "none"
             _fail(f"'{registered}' creates these tools: {names}; call one as {registered}/TOOL")

@@ -16,6 +16,11 @@ def plugin_reports(selection: str | Iterable[str] | None, *, check: bool) -> lis
     return ToolRegistry.from_plugins(selection).reports
 
 
+def check_status(reports: Sequence[PluginReport]) -> int:
+    """The exit status of ``toolplug plugins --check``: 1 if an enabled plugin is broken."""
+    return 1 if any(r.enabled and r.status == "broken" for r in reports) else 0
+
+
 def render_plugins(reports: Sequence[PluginReport], *, as_json: bool, check: bool) -> str:
     """The listing as JSON, or as aligned text lines."""
     if as_json:

@@ -119,10 +119,14 @@ def name_map(tools: Mapping[str, Any] | Iterable[str]) -> NameMap:
     return _cached(tuple(sorted(tools)))
 
 
-def unknown_tool_message(name: str, known: Iterable[str]) -> str:
-    """The one message for a tool name that is not there: close matches, then the list."""
+def unknown_tool_message(name: str, known: Iterable[str], *, aliases: Iterable[str] = ()) -> str:
+    """The one message for a tool name that is not there, for a model or a person.
+
+    It suggests the closest of ``known`` and ``aliases`` (difflib's ratio, as a
+    spelling checker would) and lists the ``known`` names; aliases are only suggested,
+    not listed, since every alias leads to a listed tool.
+    """
     known = list(known)
-    close = difflib.get_close_matches(name, known, n=1)
+    close = difflib.get_close_matches(name, [*known, *aliases], n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
-    listed = ", ".join(known) or "none"
-    return f"There is no tool named '{name}'.{hint} Available tools: {listed}."
+    return f"There is no tool named '{name}'.{hint} Available tools: {', '.join(known) or 'none'}."

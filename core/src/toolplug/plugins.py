@@ -1,7 +1,10 @@
 """Finding installed plugins through entry points and loading the enabled ones.
 
-Listing reads package metadata only. Loading imports exactly the enabled plugins; one
-that fails to import or whose hook raises is reported and skipped, never fatal.
+Listing reads package metadata only. Loading imports exactly the enabled plugins and
+registers them with a pluggy plugin manager, checking their hooks as pluggy's
+``check_pending`` does; a plugin that fails to import or to pass the checks is reported
+and skipped, never fatal. What the plugins register (tools) is the registry's business:
+:mod:`toolplug.registry` fills itself from the plugin manager this module loads.
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ from toolplug.errors import PluginSelectionError
 
 if TYPE_CHECKING:
     import pluggy
-
-    from toolplug.registry import ToolRegistry
 
 ENTRY_POINT_GROUP = "toolplug"
 ENV_VAR = "TOOLPLUG_PLUGINS"
@@ -78,13 +79,19 @@ def parse_selection(plugins: str | Iterable[str] | None) -> list[str] | None:
     return [name.strip() for name in plugins if name.strip()]
 
 
-def installed_plugins(plugins: str | Iterable[str] | None = None) -> list[PluginReport]:
+def installed_plugins(
+    plugins: str | Iterable[str] | None = None,
+    *,
+    eps: list[metadata.EntryPoint] | None = None,
+) -> list[PluginReport]:
     """Every installed plugin, marked enabled or not by the selection. Imports nothing.
 
-    Raises :class:`~toolplug.errors.PluginSelectionError` when the selection names a
-    plugin that is not installed.
+    ``eps`` are the entry points if the caller has read them already (reading them
+    scans every installed distribution). Raises
+    :class:`~toolplug.errors.PluginSelectionError` when the selection names a plugin
+    that is not installed.
     """
-    eps = installed_entry_points()
+    eps = installed_entry_points() if eps is None else eps
     selection = parse_selection(plugins)
     names = {ep.name for ep in eps}
     if selection is not None:
@@ -108,15 +115,44 @@ def installed_plugins(plugins: str | Iterable[str] | None = None) -> list[Plugin
                 status="not loaded" if enabled else "disabled",
             )
         )
+    _report_clashes(reports)
     return reports
+
+
+def _report_clashes(reports: list[PluginReport]) -> None:
+    """Mark every plugin whose entry-point name another distribution also uses.
+
+    pluggy knows a plugin by that name, so only one of them could be registered, and
+    which one would depend on the order of ``sys.path``: neither is loaded instead.
+    """
+    by_name: dict[str, list[PluginReport]] = {}
+    for report in reports:
+        by_name.setdefault(report.name, []).append(report)
+    for name, same in by_name.items():
+        if len(same) < 2:
+            continue
+        same.sort(key=lambda r: (r.distribution or "", r.version or ""))
+        dists = [f"{r.distribution or '?'} {r.version or ''}".strip() for r in same]
+        listed = ", ".join(dists[:-1]) + " and " + dists[-1]
+        error = (
+            f"the plugin name '{name}' is used by {len(same)} distributions, {listed}; "
+            f"{'neither' if len(same) == 2 else 'none of them'} is loaded. "
+            "Uninstall all but one of them "
+            f"(pip uninstall {same[-1].distribution or '...'})."
+        )
+        for report in same:
+            report.error = error
+            if report.enabled:
+                report.status = "broken"
 
 
 def plugin_manager() -> pluggy.PluginManager:
     """A fresh plugin manager that knows toolplug's hook specifications.
 
     It holds toolplug's own ``tool_call`` implementation, the one that runs the tool
-    (see `toolplug._builtin_hooks`), so that pluggy calls the hook as a whole, and it
-    refuses an ``async def`` hook implementation when its plugin registers.
+    (see `toolplug._builtin_hooks`), so that pluggy calls the hook as a whole, and the
+    ``register_formats`` implementation of the core's formats, registered before any
+    plugin's; it refuses an ``async def`` hook implementation when its plugin registers.
     """
     from toolplug import _builtin_hooks, hookspecs
 
@@ -126,7 +162,8 @@ def plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def _error_text(exc: BaseException) -> str:
+def error_text(exc: BaseException) -> str:
+    """An exception as a report shows it: type, message, and where it was raised."""
     import traceback
 
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
@@ -134,24 +171,115 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
+def known_hooks(pm: pluggy.PluginManager) -> list[str]:
+    """The names of the hooks ``pm`` has specifications for, sorted."""
+    return sorted(
+        name
+        for name, caller in vars(pm.hook).items()
+        if not name.startswith("_") and caller.has_spec()
+    )
+
+
+def hook_mistakes(pm: pluggy.PluginManager, plugin: object) -> str | None:
+    """What is wrong with a registered plugin's hooks, or ``None`` when nothing is.
+
+    pluggy's ``check_pending`` in one plugin's terms: an implementation of a hook that
+    has no specification (a misspelled name) is an error, unless marked
+    ``optionalhook``; and so is a plugin with no implementation at all, which would
+    otherwise load as ``ok`` and contribute nothing.
+    """
+    hooks = known_hooks(pm)
+    known = f"Known hooks: {', '.join(hooks)}."
+    callers = pm.get_hookcallers(plugin) or []
+    unknown = []
+    for caller in callers:
+        if caller.has_spec():
+            continue
+        for impl in caller.get_hookimpls():
+            if impl.plugin is plugin and not impl.optionalhook:
+                function = impl.function.__name__
+                what = function if function == caller.name else f"{function} (as {caller.name})"
+                unknown.append(what + _did_you_mean(caller.name, hooks))
+    if unknown:
+        return (
+            f"{'; '.join(unknown)}: marked @hookimpl, but no toolplug hook has that name. {known}"
+        )
+    if callers:
+        return None
+    message = "no function is marked @hookimpl (from toolplug import hookimpl)."
+    unmarked = []
+    for attr in dir(plugin):
+        if attr.startswith("_") or not callable(getattr(plugin, attr, None)):
+            continue
+        if attr in hooks:
+            unmarked.append(f"{attr} is named like a hook but not marked @hookimpl")
+        elif _did_you_mean(attr, hooks):
+            unmarked.append(f"{attr} is not marked @hookimpl{_did_you_mean(attr, hooks)}")
+    if unmarked:
+        message += " " + "; ".join(unmarked) + "."
+    return f"{message} {known}"
+
+
+def _did_you_mean(name: str, hooks: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, hooks, n=1, cutoff=0.8)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def register_plugin(pm: pluggy.PluginManager, name: str, plugin: object) -> str | None:
+    """Register one plugin object and check its hooks; the error text, or ``None``.
+
+    A plugin that fails the check is unregistered again, so that it has no effect.
+    """
+    import pluggy
+
+    # pluggy's own messages for these two would dump every registered plugin
+    other = pm.get_name(plugin)
+    if other is not None:
+        return f"it is the same object as the plugin '{other}', which is loaded instead"
+    if pm.has_plugin(name):
+        return f"the plugin name '{name}' is taken by {pm.get_plugin(name)!r}"
+    try:
+        pm.register(plugin, name=name)
+    except pluggy.PluginValidationError as exc:  # a hook's signature: where is pluggy's
+        return f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        return error_text(exc)
+    mistake = hook_mistakes(pm, plugin)
+    if mistake is not None:
+        pm.unregister(plugin)
+    return mistake
+
+
 def load_plugins(
     plugins: str | Iterable[str] | None = None,
     pm: pluggy.PluginManager | None = None,
+    *,
+    eps: list[metadata.EntryPoint] | None = None,
 ) -> tuple[pluggy.PluginManager, list[PluginReport]]:
-    """Import the enabled plugins and register them with a plugin manager."""
+    """Import the enabled plugins and register them with a plugin manager.
+
+    ``eps`` are the installed entry points, if the caller has read them already.
+
+    Plugins that fail to import, fail pluggy's checks, or whose entry-point name is
+    taken by another distribution are reported as broken and left out.
+    """
     pm = pm or plugin_manager()
-    reports = installed_plugins(plugins)
-    eps = {ep.name: ep for ep in installed_entry_points()}
+    eps = installed_entry_points() if eps is None else eps
+    reports = installed_plugins(plugins, eps=eps)
+    # A name two distributions claim is already reported broken: neither is loaded.
+    by_name = {ep.name: ep for ep in eps}
     for report in reports:
-        if not report.enabled:
+        if not report.enabled or report.error:
             continue
         try:
-            obj = eps[report.name].load()
-            pm.register(obj, name=report.name)
+            obj = by_name[report.name].load()
         except Exception as exc:
-            report.status, report.error = "broken", _error_text(exc)
-        else:
-            report.status = "ok"
+            report.status, report.error = "broken", error_text(exc)
+            continue
+        error = register_plugin(pm, report.name, obj)
+        report.status, report.error = ("broken", error) if error else ("ok", None)
     return pm, reports
 
 
@@ -169,54 +297,3 @@ def call_each(
             impl.function(*[kwargs[name] for name in impl.argnames])
         except Exception as exc:
             on_error(impl.plugin_name, exc)
-
-
-def fill_registry(
-    registry: ToolRegistry, pm: pluggy.PluginManager, reports: list[PluginReport]
-) -> ToolRegistry:
-    """Let every registered plugin register its tools into ``registry``."""
-    from toolplug.registry import Source
-
-    by_name = {r.name: r for r in reports}
-
-    def source_of(plugin: str) -> Source:
-        report = by_name.get(plugin)
-        if report is None:
-            return Source(plugin)
-        return Source(plugin, report.distribution, report.version)
-
-    def kwargs_for(plugin: str) -> dict[str, Any]:
-        source = source_of(plugin)
-
-        def register(tool: Any, name: str | None = None, aliases: Iterable[str] = ()) -> str:
-            registered = registry.register(tool, name=name, aliases=aliases, source=source)
-            if plugin in by_name:
-                by_name[plugin].tools.append(registered)
-            return registered
-
-        return {"register": register}
-
-    def on_error(plugin: str, exc: BaseException) -> None:
-        registry.unregister_source(plugin)
-        report = by_name.get(plugin)
-        if report is not None:
-            report.status, report.error, report.tools = "broken", _error_text(exc), []
-        pm.unregister(name=plugin)
-
-    call_each(pm, "register_tools", kwargs_for, on_error)
-    registry.reports = reports
-    registry._hooks = pm.hook.tool_call
-    return registry
-
-
-def load_registry(plugins: str | Iterable[str] | None = None) -> ToolRegistry:
-    """A registry filled from the enabled installed plugins.
-
-    ``plugins`` is the selection: a comma-separated string or a list of entry-point
-    names; ``None`` falls back to ``TOOLPLUG_PLUGINS``, and when that is unset too,
-    every installed plugin is enabled.
-    """
-    from toolplug.registry import ToolRegistry
-
-    pm, reports = load_plugins(plugins)
-    return fill_registry(ToolRegistry(), pm, reports)

@@ -8,14 +8,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolplug import plugins as _plugins
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolConflictError, ToolError, ToolParamsError, UnknownToolError
+from toolplug.formats import FormatRegistry, default_formats, fill_formats
+from toolplug.names import unknown_tool_message
+from toolplug.plugins import PluginReport
 
 if TYPE_CHECKING:
+    import pluggy
     from pluggy import HookCaller
-
-    from toolplug.plugins import PluginReport
 
 log = logging.getLogger("toolplug")
 
@@ -62,13 +65,77 @@ class ToolRegistry:
         #: What happened to each plugin when this registry was loaded.
         self.reports: list[PluginReport] = []
         self._hooks: HookCaller | None = None
+        #: The provider formats: the core's, and those of the plugins loaded with it.
+        self.formats: FormatRegistry = default_formats()
 
     @classmethod
-    def from_plugins(cls, plugins: str | Iterable[str] | None = None) -> ToolRegistry:
-        """Load the enabled installed plugins (see :func:`toolplug.plugins.load_registry`)."""
-        from toolplug.plugins import load_registry
+    def from_plugins(
+        cls,
+        plugins: str | Iterable[str] | None = None,
+        *,
+        tools: Iterable[str] | None = None,
+    ) -> ToolRegistry:
+        """A registry filled from the enabled installed plugins.
 
-        return load_registry(plugins)
+        ``plugins`` is the selection: a comma-separated string or a list of entry-point
+        names; ``None`` falls back to ``TOOLPLUG_PLUGINS``, and when that is unset too,
+        every installed plugin is enabled.
+
+        ``tools`` names the tools the caller is about to resolve. With no selection at
+        all, and when every one of those names is a plugin's entry-point name, only
+        those plugins are imported; if some name is no entry point's, or a plugin so
+        loaded does not register its namesake, every plugin is loaded after all.
+        """
+        selection = _plugins.parse_selection(plugins)
+        eps = _plugins.installed_entry_points()
+        if selection is None and tools is not None:
+            wanted = sorted(set(tools))
+            if {ep.name for ep in eps}.issuperset(wanted):
+                registry = cls.from_plugin_manager(*_plugins.load_plugins(wanted, eps=eps))
+                if all(name in registry for name in wanted):
+                    return registry
+        return cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
+
+    @classmethod
+    def from_plugin_manager(
+        cls, pm: pluggy.PluginManager, reports: list[PluginReport]
+    ) -> ToolRegistry:
+        """A registry filled by the plugins registered with ``pm``.
+
+        Every plugin's ``register_tools`` hook is called on its own; one that raises is
+        marked broken in ``reports``, its tools are forgotten, and it is unregistered.
+        """
+        registry = cls()
+        by_name = {r.name: r for r in reports}
+
+        def kwargs_for(plugin: str) -> dict[str, Any]:
+            report = by_name.get(plugin)
+            source = (
+                Source(plugin, report.distribution, report.version) if report else Source(plugin)
+            )
+
+            def register(tool: Any, name: str | None = None, aliases: Iterable[str] = ()) -> str:
+                registered = registry.register(tool, name=name, aliases=aliases, source=source)
+                if report is not None:
+                    report.tools.append(registered)
+                return registered
+
+            return {"register": register}
+
+        def on_error(plugin: str, exc: BaseException) -> None:
+            registry.unregister_source(plugin)
+            report = by_name.get(plugin)
+            if report is not None:
+                report.status, report.error, report.tools = "broken", _plugins.error_text(exc), []
+            pm.unregister(name=plugin)
+
+        _plugins.call_each(pm, "register_tools", kwargs_for, on_error)
+        registry.formats = FormatRegistry()
+        for plugin, exc in fill_formats(registry.formats, pm):
+            on_error(plugin, exc)
+        registry.reports = reports
+        registry._hooks = pm.hook.tool_call
+        return registry
 
     # -- registering -----------------------------------------------------------------
 
@@ -171,13 +238,12 @@ class ToolRegistry:
         return entry
 
     def _unknown_message(self, name: str) -> str:
-        available = ", ".join(self.names()) or "none"
-        message = f"unknown tool '{name}'. Available tools: {available}."
-        broken = [r for r in self.reports if r.status == "broken"]
-        if broken:
-            message += " Broken plugins (see `toolplug plugins --check`): " + ", ".join(
-                r.name for r in broken
-            )
+        message = unknown_tool_message(name, self.names(), aliases=list(self._aliases))
+        broken = {r.name: r for r in self.reports if r.status == "broken"}
+        if name in broken:
+            message += f" The plugin '{name}' is broken: {broken[name].error}"
+        elif broken:
+            message += f" Broken plugins (see `toolplug plugins --check`): {', '.join(broken)}."
         return message
 
     def resolve(

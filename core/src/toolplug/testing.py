@@ -37,7 +37,7 @@ from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.formats import FormatRegistry, default_formats
 from toolplug.model import Observation, ToolCall
-from toolplug.plugins import PluginReport, fill_registry, plugin_manager
+from toolplug.plugins import PluginReport, plugin_manager, register_plugin
 from toolplug.registry import ToolRegistry
 from toolplug.schema import check_openai_strict
 from toolplug.toolset import Toolset
@@ -55,14 +55,19 @@ _PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def registry_from(*plugins: Any) -> ToolRegistry:
-    """A registry filled from plugin modules or objects, as if they were installed."""
+    """A registry filled from plugin modules or objects, as if they were installed.
+
+    Each plugin is checked as an installed one is; one that fails is marked broken in
+    the registry's ``reports`` (with the reason) and contributes no tools.
+    """
     pm = plugin_manager()
     reports = []
     for index, plugin in enumerate(plugins):
         name = getattr(plugin, "__name__", None) or f"plugin{index}"
-        pm.register(plugin, name=name)
-        reports.append(PluginReport(name, None, None, name, status="ok"))
-    return fill_registry(ToolRegistry(), pm, reports)
+        error = register_plugin(pm, name, plugin)
+        status = "broken" if error else "ok"
+        reports.append(PluginReport(name, None, None, name, status=status, error=error))
+    return ToolRegistry.from_plugin_manager(pm, reports)
 
 
 def run_toolplug(

@@ -35,6 +35,7 @@ class Toolset(Mapping[str, AnyTool]):
         self, tools: Iterable[AnyTool] = (), *, formats: FormatRegistry | None = None
     ) -> None:
         self._tools: dict[str, AnyTool] = {}
+        self._aliases: dict[str, str] = {}
         self._closed = False
         #: The provider formats this toolset exports to and dispatches from: the
         #: registry's (the core's and the loaded plugins'), else the core's own.
@@ -55,30 +56,61 @@ class Toolset(Mapping[str, AnyTool]):
         """Create the named tools (all registered tools when ``specs`` is ``None``).
 
         ``registry`` defaults to one loaded from the installed plugins enabled by
-        ``plugins`` (or ``TOOLPLUG_PLUGINS``). If one tool cannot be created, the ones
-        already created are closed and the error is raised.
+        ``plugins`` (or ``TOOLPLUG_PLUGINS``). When neither chooses, and every tool
+        named is also a plugin's entry-point name (``["bash", "glob"]``), only those
+        plugins are imported (see :meth:`ToolRegistry.from_plugins`). A created tool
+        answers to the aliases of the registration it came from. If one tool cannot be
+        created, the ones already created are closed and the error is raised.
         """
-        registry = registry if registry is not None else ToolRegistry.from_plugins(plugins)
+        parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
+        if registry is None:
+            wanted = None if parsed is None else [spec.name for spec in parsed]
+            registry = ToolRegistry.from_plugins(plugins, tools=wanted)
         if context is None:
             context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
-        names: Iterable[str | Tool | Mapping[str, Any]] = (
-            registry.names() if specs is None else specs
-        )
-        toolset = cls(formats=getattr(registry, "formats", None))
+        if parsed is None:
+            parsed = [Tool(name) for name in registry.names()]
+        granted = registry.aliases()  # not those another tool's name or alias has taken
+        toolset = cls(formats=registry.formats)
         try:
-            for spec in names:
-                for tool in registry.resolve(Tool.parse(spec), context):
-                    toolset.add(tool)
+            for spec in parsed:
+                entry = registry.get(spec.name)
+                created = registry.resolve(spec, context)
+                # Aliases name one tool: a factory that creates several has none here.
+                aliases = [a for a in entry.aliases if granted.get(a) == entry.name]
+                if len(created) != 1:
+                    aliases = []
+                for tool in created:
+                    toolset.add(tool, aliases=aliases)
         except BaseException:
             toolset.close()
             raise
         return toolset
 
-    def add(self, tool: AnyTool) -> None:
-        """Add a created tool; its name must be new in this toolset."""
+    def add(self, tool: AnyTool, *, aliases: Iterable[str] = ()) -> None:
+        """Add a created tool; its name must be new in this toolset.
+
+        ``aliases`` are other names :meth:`find`, :meth:`call` and dispatch accept for
+        it. An alias that is already a tool's name or another tool's alias is ignored:
+        the name or the earlier alias keeps it.
+        """
         if tool.name in self._tools:
             raise ToolError(f"two tools in one toolset are named '{tool.name}'")
         self._tools[tool.name] = tool
+        for alias in aliases:
+            if alias != tool.name and alias not in self._tools:
+                self._aliases.setdefault(alias, tool.name)
+
+    def find(self, name: str) -> AnyTool | None:
+        """The tool with this name or alias, or ``None``; a tool's own name comes first."""
+        tool = self._tools.get(name)
+        if tool is None and name in self._aliases:
+            tool = self._tools.get(self._aliases[name])
+        return tool
+
+    def aliases(self) -> dict[str, str]:
+        """Alias -> the name of the tool it leads to."""
+        return {a: n for a, n in self._aliases.items() if a not in self._tools}
 
     # -- mapping ---------------------------------------------------------------------
 
@@ -161,23 +193,26 @@ class Toolset(Mapping[str, AnyTool]):
 
     # -- calling ---------------------------------------------------------------------
 
-    def _missing(self, name: str) -> Observation:
-        available = ", ".join(self._tools) or "none"
-        return Observation.error(f"There is no tool named '{name}'. Available tools: {available}.")
+    def unknown_tool(self, name: str) -> Observation:
+        """The error observation for a name that is neither a tool's nor an alias."""
+        from toolplug.names import unknown_tool_message
+
+        return Observation.error(unknown_tool_message(name, self._tools, aliases=self.aliases()))
 
     def call(
         self, name: str, arguments: Any = None, *, timeout: float | None = None
     ) -> Observation:
-        """Call a tool by name; an unknown name is an error observation. Never raises."""
-        tool = self._tools.get(name)
-        return tool.call(arguments, timeout=timeout) if tool else self._missing(name)
+        """Call a tool by name or alias; an unknown name is an error observation that
+        suggests the closest names. Never raises."""
+        tool = self.find(name)
+        return tool.call(arguments, timeout=timeout) if tool else self.unknown_tool(name)
 
     async def acall(
         self, name: str, arguments: Any = None, *, timeout: float | None = None
     ) -> Observation:
         """Async :meth:`call`."""
-        tool = self._tools.get(name)
-        return await tool.acall(arguments, timeout=timeout) if tool else self._missing(name)
+        tool = self.find(name)
+        return await tool.acall(arguments, timeout=timeout) if tool else self.unknown_tool(name)
 
     # -- dispatch and compose (see toolplug.dispatch and toolplug.compose) -------------
 

@@ -50,6 +50,9 @@ class FormatRegistry(Mapping[str, ToolFormat]):
                 f"unknown format {name!r}; choose one of {', '.join(self._formats)}"
             ) from None
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._formats
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._formats)
 

@@ -1,0 +1,238 @@
+"""Benchmark of loading one tool when many plugins are installed.
+
+`Toolset.load(["loadplug07"])` in a fresh process, in a venv where 50 plugin
+distributions are installed, against the same in a venv where only that one plugin is
+installed (the floor). Every plugin is a real distribution, built with hatchling and
+installed with uv, and does what a real plugin's import does: it defines pydantic
+models for its input and output and a tool. A third contender shows the cost the
+selective load saves: the same 50-plugin venv with every plugin enabled by name, which
+is what `Toolset.load` did before it matched tool names to entry points.
+
+The contenders alternate in rounds, so that a burst of load on the shared machine hits
+them alike. Run: python bench/bench_load.py (needs uv; builds everything in a temporary
+directory, about half a minute).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from timing import interleaved
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGINS = 50
+CHOSEN = "loadplug07"
+ROUNDS = 31
+TARGET = 1.1
+
+PYPROJECT = """\
+[build-system]
+requires = ["hatchling>=1.21"]
+build-backend = "hatchling.build"
+
+[project]
+name = "toolplug-{name}"
+version = "1.0.{index}"
+description = "A plugin for toolplug's load benchmark."
+requires-python = ">=3.10"
+dependencies = ["toolplug"]
+
+[project.entry-points.toolplug]
+{name} = "toolplug_{name}"
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/toolplug_{name}"]
+"""
+
+MODULE = '''\
+"""Plugin {name}: a search tool with typed input and output, as a real plugin has."""
+
+from __future__ import annotations
+
+import enum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from toolplug import Action, Observation, ToolAnnotations, ToolDefinition, hookimpl
+
+
+class Order{index}(str, enum.Enum):
+    RELEVANCE = "relevance"
+    NEWEST = "newest"
+    OLDEST = "oldest"
+
+
+class Filter{index}(BaseModel):
+    field: str = Field(description="The field to filter on.")
+    op: Literal["eq", "ne", "lt", "gt", "contains"] = Field("eq", description="How to compare.")
+    value: str = Field(description="The value to compare with.")
+
+
+class Search{index}(Action):
+    query: str = Field(description="What to search for.")
+    limit: int = Field(10, ge=1, le=100, description="How many results at most.")
+    order: Order{index} = Field(Order{index}.RELEVANCE, description="The order of the results.")
+    filters: list[Filter{index}] = Field(default_factory=list, description="All must match.")
+
+
+class Hit{index}(BaseModel):
+    title: str
+    url: str
+    score: float = 0.0
+
+
+class Results{index}(Observation):
+    hits: list[Hit{index}] = Field(default_factory=list, description="The results, best first.")
+    total: int = Field(0, description="How many results there are in all.")
+
+
+def search(action: Search{index}) -> Results{index}:
+    urls = [f"https://example.org/{{i}}" for i in range(action.limit)]
+    hits = [Hit{index}(title=action.query, url=url) for url in urls]
+    return Results{index}.from_text(f"{{len(hits)}} results", hits=hits, total=len(hits))
+
+
+tool = ToolDefinition(
+    name="{name}",
+    description="Search the {name} index.",
+    action_type=Search{index},
+    observation_type=Results{index},
+    executor=search,
+    annotations=ToolAnnotations(readOnlyHint=True),
+)
+
+
+@hookimpl
+def register_tools(register):
+    register(tool)
+'''
+
+BUILD = """
+import os, sys
+from hatchling.build import build_wheel
+out = sys.argv[1]
+for project in sys.argv[2:]:
+    os.chdir(project)
+    build_wheel(out)
+"""
+
+LOAD = (
+    "from toolplug import Toolset\n"
+    f"tools = Toolset.load([{CHOSEN!r}])\n"
+    f"assert tools.call({CHOSEN!r}, {{'query': 'q', 'limit': 2}}).text == '2 results'\n"
+    "tools.close()\n"
+)
+
+PROBE = (
+    "import json, sys\n"
+    "from toolplug import Toolset\n"
+    f"Toolset.load([{CHOSEN!r}]).close()\n"
+    "print(json.dumps(sorted(m for m in sys.modules if m.startswith('toolplug_loadplug'))))\n"
+)
+
+
+UV = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+
+
+def uv(*args: str) -> None:
+    subprocess.run([UV, *args, "--quiet"], check=True)
+
+
+def build(tmp: Path) -> tuple[Path, list[Path]]:
+    """Write and build the 50 plugins and the core; the core's wheel and the plugins'."""
+    projects = []
+    for index in range(PLUGINS):
+        name = f"loadplug{index:02d}"
+        project = tmp / "src" / name
+        package = project / "src" / f"toolplug_{name}"
+        package.mkdir(parents=True)
+        (project / "pyproject.toml").write_text(PYPROJECT.format(name=name, index=index))
+        (package / "__init__.py").write_text(MODULE.format(name=name, index=index))
+        projects.append(project)
+    core = tmp / "src" / "core"
+    shutil.copytree(ROOT / "core", core, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    builder = tmp / "build-env"
+    uv("venv", str(builder))
+    uv("pip", "install", "--python", str(builder / "bin" / "python"), "hatchling")
+    wheels = tmp / "wheels"
+    wheels.mkdir()
+    subprocess.run(
+        [str(builder / "bin" / "python"), "-c", BUILD, str(wheels), str(core), *map(str, projects)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    (core_wheel,) = wheels.glob("toolplug-*.whl")
+    plugin_wheels = sorted(wheels.glob("toolplug_loadplug*.whl"))
+    assert len(plugin_wheels) == PLUGINS
+    return core_wheel, plugin_wheels
+
+
+def make_venv(path: Path, wheels: list[Path]) -> Path:
+    uv("venv", str(path))
+    python = path / "bin" / "python"
+    uv("pip", "install", "--python", str(python), *map(str, wheels))
+    return python
+
+
+def main() -> bool:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        core, plugins = build(tmp)
+        (chosen,) = [w for w in plugins if f"_{CHOSEN}-" in w.name]
+        one = make_venv(tmp / "one", [core, chosen])
+        fifty = make_venv(tmp / "fifty", [core, *plugins])
+
+        env = {k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_PLUGINS", "PYTHONPATH")}
+        every = dict(env, TOOLPLUG_PLUGINS=",".join(f"loadplug{i:02d}" for i in range(PLUGINS)))
+
+        def probe(python: Path, run_env: dict[str, str]) -> list[str]:
+            out = subprocess.run(
+                [str(python), "-c", PROBE], env=run_env, capture_output=True, text=True, check=True
+            )
+            return json.loads(out.stdout)
+
+        imported = probe(fifty, env)
+        assert len(probe(fifty, every)) == PLUGINS
+
+        def run(python: Path, run_env: dict[str, str]) -> object:
+            return subprocess.run([str(python), "-c", LOAD], env=run_env, check=True)
+
+        contenders = {
+            "50 installed": lambda: run(fifty, env),
+            "1 installed": lambda: run(one, env),
+            "50 installed, all loaded": lambda: run(fifty, every),
+        }
+        interleaved(contenders, 2)  # warm the file cache and the bytecode
+        times = interleaved(contenders, ROUNDS)
+
+    ours, floor, before = (
+        times["50 installed"],
+        times["1 installed"],
+        times["50 installed, all loaded"],
+    )
+    ok = ours / floor <= TARGET
+    print(
+        f"{'Toolset.load of 1 tool, 50 plugins installed':<52} ours {ours * 1e3:7.1f} ms  "
+        f"floor {floor * 1e3:7.1f} ms (1 installed)  ratio {ours / floor:5.2f}x  "
+        f"target <= {TARGET}x  {'PASS' if ok else 'MISS'}"
+    )
+    print(
+        f"{'  the same, every plugin loaded (no selective load)':<52} "
+        f"     {before * 1e3:7.1f} ms  floor {floor * 1e3:7.1f} ms (1 installed)  "
+        f"ratio {before / floor:5.2f}x  (info)"
+    )
+    only_one = imported == [f"toolplug_{CHOSEN}"]
+    verdict = "PASS" if only_one else "MISS"
+    print(f"{'  plugin modules it imports, 50 installed':<52} {imported}  {verdict}")
+    print(f"  (medians of {ROUNDS} rounds, the contenders alternated in each)")
+    return ok and only_one
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)
