@@ -338,8 +338,8 @@ class _Batch:
     of quick calls never starts a thread. While jobs wait to start, the
     :class:`_Watchdog` looks at the batch once a tick (``_PATIENCE`` seconds): when no
     job started since its last look, every thread of the batch is in a slow call, and
-    each gets a helper thread beside it (at most ``limit`` threads in all). A helper
-    takes ready jobs until none is left, then ends. Nothing is predicted: a slow or
+    a helper thread starts for each job waiting (at most ``limit`` threads in all). A
+    helper takes ready jobs until none is left, then ends. Nothing is predicted: a slow or
     blocking call (the network, a subprocess, a call that waits for another call of
     the batch) gets company within a tick or two, whatever the tool did last time, and
     jobs that wait for each other make progress.
@@ -425,8 +425,8 @@ class _Batch:
                 _watchdog.forget(self)
 
     def help(self) -> None:
-        """The watchdog's look: if no job started since the last one, give each thread
-        of the batch a helper, while jobs wait to start."""
+        """The watchdog's look: if no job started since the last one, every thread is in
+        a slow call, so a helper starts for each job waiting (up to ``limit`` threads)."""
         with self.lock:
             threads = 1 + self.helpers
             if not self.ready or threads >= self.limit:
@@ -437,8 +437,9 @@ class _Batch:
             if started != self.seen:  # progress: look again next tick
                 self.seen = started
                 return
-            wanted = min(len(self.ready), self.limit - threads, threads)
+            wanted = min(len(self.ready), self.limit - threads)
             self.helpers += wanted
+            self.seen = started + wanted  # the helpers' first jobs are not progress
         for count in range(wanted):
             try:
                 threading.Thread(target=self.assist, name="toolplug-dispatch", daemon=True).start()
