@@ -339,10 +339,12 @@ class _Batch:
     :class:`_Watchdog` looks at the batch once a tick (``_PATIENCE`` seconds): when no
     job started since its last look, every thread of the batch is in a slow call, and
     a helper thread starts for each job waiting (at most ``limit`` threads in all). A
-    helper takes ready jobs until none is left, then ends. Nothing is predicted: a slow or
-    blocking call (the network, a subprocess, a call that waits for another call of
-    the batch) gets company within a tick or two, whatever the tool did last time, and
-    jobs that wait for each other make progress.
+    helper takes ready jobs until none is left, then ends.
+
+    Nothing is predicted: a slow or blocking call (the network, a subprocess, a call
+    that waits for another call of the batch) gets company within about a tick,
+    whatever the tool did last time. No ready job waits longer than that behind busy
+    threads while fewer than ``limit`` run, so jobs that wait for each other meet.
     """
 
     def __init__(
@@ -502,7 +504,12 @@ class _Watchdog:
 
 
 _watchdog = _Watchdog()
-os.register_at_fork(after_in_child=_watchdog.reset)
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_watchdog.reset)
+
+
+def _is_async(job: _Job) -> bool:
+    return job.tool is not None and job.tool.is_async
 
 
 async def _run_tasks(
@@ -517,7 +524,7 @@ async def _run_tasks(
     slots = asyncio.Semaphore(limit)
     tasks: dict[int, asyncio.Task[None]] = {}
     loop = asyncio.get_running_loop()
-    in_threads = {i for i in waits if not jobs[i].tool.is_async}  # type: ignore[union-attr]
+    in_threads = {i for i in waits if not _is_async(jobs[i])}
     pool = None
     if in_threads:
         workers = min(limit, len(in_threads))
