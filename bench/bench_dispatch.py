@@ -6,7 +6,7 @@ through ``tool.call``. Dispatch adds reading the calls, planning, running and th
 order) and a read-only tool (its calls may run side by side: the calling thread runs
 them, and a helper would join a slow one).
 
-Slow calls: 8 calls to a read-only tool that blocks for 20 ms (a network read); the
+Slow calls: 8 calls to a read-only tool that blocks for 50 ms (a network read); the
 floor is a thread pool running the same 8 ``tool.call`` at once. Dispatch predicts
 nothing: helpers join once a call has run for about a millisecond.
 
@@ -31,8 +31,8 @@ CALLS = 100
 TARGET = 1.5
 ROUNDS = 60
 SLOW_CALLS = 8
-SLOW = 0.02  # seconds each slow call blocks
-SLOW_ROUNDS = 15
+SLOW = 0.05  # seconds each slow call blocks
+SLOW_ROUNDS = 20
 
 
 class Add(Action):

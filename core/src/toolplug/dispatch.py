@@ -353,14 +353,18 @@ class _Batch:
         self.jobs = jobs
         self.limit = limit
         self.timeout = timeout
-        self.unblocks: dict[int, list[int]] = {}
-        for i, before in waits.items():
-            for j in before:
-                self.unblocks.setdefault(j, []).append(i)
-        self.blocked = {i: len(before) for i, before in waits.items() if before}
         # Jobs that may start. Threads take them without the lock (a deque's appends
         # and pops are thread-safe); what is under the lock is below.
-        self.ready = collections.deque(i for i, before in waits.items() if not before)
+        self.ready: collections.deque[int] = collections.deque()
+        self.blocked: dict[int, int] = {}  # job -> how many jobs it still waits for
+        self.unblocks: dict[int, list[int]] = {}  # job -> the jobs that wait for it
+        for i, before in waits.items():
+            if not before:
+                self.ready.append(i)
+                continue
+            self.blocked[i] = len(before)
+            for j in before:
+                self.unblocks.setdefault(j, []).append(i)
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)
         self.pushed = len(self.ready)  # jobs ever made ready: pushed - len(ready) started
