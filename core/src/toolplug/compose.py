@@ -263,7 +263,7 @@ class _Nulls:
             out: dict[str, Any] = {}
             for key, item in value.items():
                 sub = properties.get(key)
-                if sub is None:
+                if not isinstance(sub, dict):  # not a property, or a boolean schema
                     out[key] = item
                 elif item is None and key not in required and not self._takes_null(sub):
                     default = sub.get("default", self._resolved(sub).get("default", _MISSING))

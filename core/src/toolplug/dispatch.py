@@ -310,8 +310,8 @@ def _in_order(runnable: Sequence[int], jobs: Sequence[_Job], limit: int) -> bool
 
 # -- running ------------------------------------------------------------------------------
 
-#: A call still running after this long (seconds) gets company: helper threads start
-#: for the calls that are ready behind it.
+#: When no call of a batch has started for this long (seconds), the calls running are
+#: slow: helper threads start for the calls waiting behind them.
 _PATIENCE = 0.001
 
 
@@ -604,8 +604,8 @@ def dispatch(
     ``(ToolCall, Observation)`` pairs for :class:`ToolCall` input. The calling thread
     runs the calls, with helper threads beside a call that is slow (see the module's
     notes); async executors run on the core's background loop. ``timeout`` (seconds)
-    applies to each call. Never raises for a call's failure; raises :class:`DispatchError` only
-    for input in no known shape.
+    applies to each call. Never raises for a call's failure; raises
+    :class:`DispatchError` only for input in no known shape.
     """
     fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
     if _in_order(runnable, jobs, max_concurrency):
