@@ -195,7 +195,7 @@ def test_strict_response_with_nulls_runs(toolset: Toolset, ran: list[str]) -> No
     assert result.output == Report(summary="done", caveat="none")
 
 
-def test_strict_json_schema_output_accepts_null_for_optional_fields(toolset: Toolset) -> None:
+def test_strict_json_schema_output_drops_nulls_for_optional_fields(toolset: Toolset) -> None:
     wanted = {
         "type": "object",
         "properties": {"summary": {"type": "string"}, "note": {"type": "string"}},
@@ -203,12 +203,121 @@ def test_strict_json_schema_output_accepts_null_for_optional_fields(toolset: Too
     }
     response = {"calls": [], "output": {"summary": "s", "note": None}}
     assert valid(toolset.compose(wanted, strict=True), response)
-    assert toolset.run_composed(response, output_schema=wanted, strict=True).output == {
-        "summary": "s",
-        "note": None,
-    }
+    result = toolset.run_composed(response, output_schema=wanted, strict=True)
+    assert result.output == {"summary": "s"}  # "not given", as the plain schema has it
     with pytest.raises(ComposeError, match="note"):
         toolset.run_composed(response, output_schema=wanted)
+
+
+class Owner(BaseModel):
+    name: str = Field(description="Who.")
+    team: str = Field(default="core", description="Their team.")
+
+
+class Step(BaseModel):
+    name: str = Field(description="What to do.")
+    retries: int = Field(default=3, description="How often to try again.")
+    note: str | None = Field(default=None, description="A remark; null is a value here.")
+
+
+class Plan(BaseModel):
+    title: str = Field(description="One line.")
+    steps: list[Step] = Field(description="In order.")
+    owner: Owner = Field(default=Owner(name="nobody"), description="Who owns it.")
+    lead: Owner | None = Field(default=None, description="Who leads, if anyone.")
+
+
+# What a model under strict structured outputs sends: every field, null for "not given",
+# at every depth: in the items of an array, in a nested object, for a nested object.
+STRICT_PLAN = {
+    "title": "ship it",
+    "steps": [
+        {"name": "build", "retries": None, "note": None},
+        {"name": "test", "retries": 5, "note": "twice"},
+    ],
+    "owner": {"name": "ann", "team": None},
+    "lead": None,
+}
+PLAN = {
+    "title": "ship it",
+    "steps": [
+        {"name": "build", "retries": 3, "note": None},
+        {"name": "test", "retries": 5, "note": "twice"},
+    ],
+    "owner": {"name": "ann", "team": "core"},
+    "lead": None,
+}
+
+
+@pytest.mark.parametrize("kind", ["pydantic", "json schema"])
+def test_strict_nulls_become_defaults_at_every_depth(toolset: Toolset, kind: str) -> None:
+    output_schema: Any = Plan if kind == "pydantic" else Plan.model_json_schema()
+    schema = toolset.compose(output_schema, strict=True)
+    for sent, expected in [
+        (STRICT_PLAN, PLAN),
+        ({**STRICT_PLAN, "owner": None}, {**PLAN, "owner": {"name": "nobody", "team": "core"}}),
+    ]:
+        response = {"calls": [], "output": sent}
+        assert valid(schema, response)
+        output = toolset.run_composed(response, output_schema=output_schema, strict=True).output
+        # The same answer either way: a model instance, or its fields as JSON data.
+        assert (output.model_dump() if kind == "pydantic" else output) == expected
+
+
+def test_strict_json_schema_nulls_through_refs_anyof_and_allof(toolset: Toolset) -> None:
+    wanted = {
+        "type": "object",
+        "properties": {
+            "summary": {"type": "string"},
+            "meta": {
+                "anyOf": [
+                    {"$ref": "#/$defs/Meta"},
+                    {"type": "string", "description": "Or just a label."},
+                ]
+            },
+            "pairs": {
+                "type": "array",
+                "items": {
+                    "allOf": [
+                        {"type": "object", "properties": {"key": {"type": "string"}}},
+                        {"properties": {"weight": {"type": "number", "default": 1.5}}},
+                    ],
+                    "required": ["key"],
+                },
+            },
+        },
+        "required": ["summary", "pairs"],
+        "$defs": {
+            "Meta": {
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "level": {"$ref": "#/$defs/Level"},
+                },
+                "required": ["tags"],
+            },
+            "Level": {"type": "integer", "default": 1},
+        },
+    }
+    sent = {
+        "summary": "s",
+        "meta": {"tags": ["a"], "level": None},
+        "pairs": [{"key": "x", "weight": None}, {"key": "y", "weight": 2}],
+    }
+    result = run_composed(toolset, {"calls": [], "output": sent}, output_schema=wanted, strict=True)
+    assert result.output == {
+        "summary": "s",
+        "meta": {"tags": ["a"], "level": 1},
+        "pairs": [{"key": "x", "weight": 1.5}, {"key": "y", "weight": 2}],
+    }
+    # A null where the field is required is still an error the model can act on.
+    with pytest.raises(ComposeError, match=r"output\['pairs'\]\[0\]\['key'\]"):
+        run_composed(
+            toolset,
+            {"calls": [], "output": {**sent, "pairs": [{"key": None, "weight": None}]}},
+            output_schema=wanted,
+            strict=True,
+        )
 
 
 def test_an_output_that_is_not_an_object(toolset: Toolset) -> None:

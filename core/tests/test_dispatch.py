@@ -26,6 +26,7 @@ from toolplug import (
     Toolset,
 )
 from toolplug.dispatch import (
+    DEFAULT_CONCURRENCY,
     DispatchError,
     LatentObservation,
     NameMap,
@@ -596,3 +597,172 @@ async def test_adispatch_runs_sync_tools_side_by_side_in_threads() -> None:
     results = await adispatch(toolset, meet_calls("meet", "a", "b"))
     assert [obs.text for _, obs in results] == ["met at a", "met at b"]
     assert meeting.peak == 2
+
+
+# -- read-only calls always run side by side ---------------------------------------------------
+
+
+class Rendezvous:
+    """A read-only executor: ``meet:*`` calls wait (boundedly) for each other; any other
+    call answers at once, the way a cache does. Each call records its thread."""
+
+    def __init__(self, how: str, parties: int = 2) -> None:
+        self.how = how
+        self.barrier = threading.Barrier(parties, timeout=WAIT)
+        self.arrived = {"meet:a": threading.Event(), "meet:b": threading.Event()}
+        self.threads: list[tuple[str, str]] = []
+
+    def __call__(self, action: Meet) -> Observation:
+        self.threads.append((action.path, threading.current_thread().name))
+        if not action.path.startswith("meet:"):
+            return Observation.from_text(f"cached {action.path}")
+        if self.how == "barrier":
+            self.barrier.wait()  # raises BrokenBarrierError if the other never comes
+        else:  # each sets its own event and waits for the other's
+            self.arrived[action.path].set()
+            other = "meet:b" if action.path == "meet:a" else "meet:a"
+            if not self.arrived[other].wait(WAIT):
+                raise TimeoutError(f"{action.path} waited in vain for {other}")
+            self.arrived[other].clear()
+        return Observation.from_text(f"met at {action.path}")
+
+
+BATCH_ORDERS = [
+    ("meet:a", "meet:b"),
+    ("x", "meet:a", "meet:b"),
+    ("meet:a", "x", "meet:b"),
+    ("meet:a", "meet:b", "x"),
+    ("x", "y", "meet:a", "z", "meet:b", "w"),
+]
+
+
+def texts(results: list[Any]) -> list[str]:
+    return [obs.text for _, obs in results]
+
+
+def expected(paths: tuple[str, ...]) -> list[str]:
+    return [f"met at {p}" if p.startswith("meet:") else f"cached {p}" for p in paths]
+
+
+@pytest.mark.parametrize("how", ["barrier", "event"])
+def test_read_only_calls_that_wait_for_each_other_meet_in_every_batch(how: str) -> None:
+    rendezvous = Rendezvous(how)
+    toolset = Toolset([tool("lookup", Meet, rendezvous, annotations=READ_ONLY)])
+    quick = ("q1", "q2", "q3", "q4")
+    # Quick batches (the tool answers from its cache) before and between the slow ones:
+    # how fast a tool was last time must not decide whether its next calls overlap.
+    for paths in [quick, *BATCH_ORDERS, quick, *reversed(BATCH_ORDERS)]:
+        assert texts(dispatch(toolset, meet_calls("lookup", *paths))) == expected(paths)
+
+
+@pytest.mark.parametrize("how", ["barrier", "event"])
+async def test_adispatch_read_only_calls_that_wait_for_each_other_meet(how: str) -> None:
+    rendezvous = Rendezvous(how)
+    toolset = Toolset([tool("lookup", Meet, rendezvous, annotations=READ_ONLY)])
+    for paths in [("q1", "q2"), *BATCH_ORDERS, ("q1", "q2"), *BATCH_ORDERS]:
+        results = await adispatch(toolset, meet_calls("lookup", *paths))
+        assert texts(results) == expected(paths)
+
+
+async def test_adispatch_async_tool_fast_then_slow_still_overlaps() -> None:
+    arrived = {"meet:a": asyncio.Event(), "meet:b": asyncio.Event()}
+
+    async def lookup(action: Meet) -> Observation:
+        if not action.path.startswith("meet:"):
+            return Observation.from_text(f"cached {action.path}")
+        arrived[action.path].set()
+        other = "meet:b" if action.path == "meet:a" else "meet:a"
+        await asyncio.wait_for(arrived[other].wait(), WAIT)
+        return Observation.from_text(f"met at {action.path}")
+
+    toolset = Toolset([tool("lookup", Meet, lookup, annotations=READ_ONLY)])
+    for paths in BATCH_ORDERS:
+        for event in arrived.values():
+            event.clear()
+        assert texts(await adispatch(toolset, meet_calls("lookup", *paths))) == expected(paths)
+
+
+def test_as_many_calls_as_max_concurrency_meet() -> None:
+    # Every call of the batch waits for all the others: each needs a thread of its own.
+    parties = DEFAULT_CONCURRENCY
+    paths = tuple(f"meet:{i}" for i in range(parties))
+    rendezvous = Rendezvous("barrier", parties)
+    toolset = Toolset([tool("lookup", Meet, rendezvous, annotations=READ_ONLY)])
+    assert texts(dispatch(toolset, meet_calls("lookup", *paths))) == expected(paths)
+    assert texts(dispatch(toolset, meet_calls("lookup", *paths, "x"))) == expected((*paths, "x"))
+
+
+async def test_adispatch_as_many_sync_calls_as_max_concurrency_meet() -> None:
+    # More than the event loop's default thread pool holds on a small machine.
+    parties = DEFAULT_CONCURRENCY
+    paths = tuple(f"meet:{i}" for i in range(parties))
+    rendezvous = Rendezvous("barrier", parties)
+    toolset = Toolset([tool("lookup", Meet, rendezvous, annotations=READ_ONLY)])
+    assert texts(await adispatch(toolset, meet_calls("lookup", *paths))) == expected(paths)
+
+
+def test_a_batch_after_a_slow_batch_starts_in_the_calling_thread() -> None:
+    rendezvous = Rendezvous("barrier")
+    toolset = Toolset([tool("lookup", Meet, rendezvous, annotations=READ_ONLY)])
+    assert texts(dispatch(toolset, meet_calls("lookup", "meet:a", "meet:b"))) == expected(
+        ("meet:a", "meet:b")
+    )
+    for paths in [("x", "y", "z"), ("meet:a", "meet:b")]:
+        rendezvous.threads.clear()
+        assert texts(dispatch(toolset, meet_calls("lookup", *paths))) == expected(paths)
+        # The calling thread runs the first call itself: no thread is waited for.
+        assert rendezvous.threads[0] == (paths[0], threading.current_thread().name)
+    # The second call of the last batch waited for company: a helper thread ran it.
+    assert rendezvous.threads[1][1] != threading.current_thread().name
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_max_concurrency_one_runs_read_only_calls_in_order(asynchronous: bool) -> None:
+    meeting = Meeting(barrier=False)
+    toolset = Toolset([tool("meet", Meet, meeting, annotations=READ_ONLY)])
+    calls = meet_calls("meet", "a", "b", "c")
+    if asynchronous:
+        results = asyncio.run(adispatch(toolset, calls, max_concurrency=1))
+    else:
+        results = dispatch(toolset, calls, max_concurrency=1)
+    assert texts(results) == ["met at a", "met at b", "met at c"]
+    assert meeting.order == ["start a", "end a", "start b", "end b", "start c", "end c"]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_calls_on_one_path_wait_while_others_meet(asynchronous: bool) -> None:
+    # Calls 0 and 1 touch "a": 1 starts only after 0 ends. Call 2 touches "b" and must
+    # overlap call 0 (they meet); call 3 touches "b" too and follows call 2.
+    barrier = threading.Barrier(2, timeout=WAIT)
+    order: list[str] = []
+    lock = threading.Lock()
+
+    def edit(action: Meet) -> Observation:
+        step = action.path.split(":")[1]
+        with lock:
+            order.append(f"start {action.path}")
+        if step == "1":
+            barrier.wait()
+        with lock:
+            order.append(f"end {action.path}")
+        return Observation.from_text(action.path)
+
+    paths = ["a:1", "a:2", "b:1", "b:2"]
+    calls = [ToolCall(str(i), "edit", {"path": p}) for i, p in enumerate(paths)]
+    toolset = Toolset(
+        [SameFileTool(name="edit", description="Edit.", action_type=Meet, executor=edit)]
+    )
+    if asynchronous:
+        results = asyncio.run(adispatch(toolset, calls, allow_parallel=True))
+    else:
+        results = dispatch(toolset, calls, allow_parallel=True)
+    assert texts(results) == ["a:1", "a:2", "b:1", "b:2"]
+    assert order.index("end a:1") < order.index("start a:2")
+    assert order.index("end b:1") < order.index("start b:2")
+
+
+class SameFileTool(ToolDefinition[Meet, Observation]):
+    """Each call touches the file named before the colon of its path."""
+
+    def touches(self, action: Meet) -> frozenset[str] | None:
+        return frozenset({action.path.split(":")[0]})

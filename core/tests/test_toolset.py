@@ -141,6 +141,13 @@ def test_aliases_of_the_registration_work_in_call_acall_and_find() -> None:
         assert tools.aliases() == {"say": "echo", "print_text": "echo", "sess": "s"}
         suggestion = tools.call("sya", {"text": "x"})
         assert suggestion.is_error and "Did you mean 'say'?" in suggestion.text
+        calls = [
+            {"type": "tool_use", "id": "t1", "name": "say", "input": {"text": "by alias"}},
+            {"type": "tool_use", "id": "t2", "name": "sya", "input": {}},
+        ]
+        by_alias, misspelt = tools.dispatch(calls)
+        assert by_alias["content"] == [{"type": "text", "text": "by alias"}]
+        assert misspelt["is_error"] and "Did you mean 'say'?" in misspelt["content"][0]["text"]
     with Toolset.load(["session"], registry=reg) as tools:
         assert tools.find("echo") is None, "the registry gave the alias 'echo' to no one"
         assert tools.aliases() == {"sess": "s"}

@@ -40,6 +40,7 @@ OutputSchema = Mapping[str, Any] | type[BaseModel] | None
 #: The key of each call that names its tool.
 TOOL_KEY = "_tool"
 _DEFS = "#/$defs/"
+_MISSING = object()
 
 
 @dataclass
@@ -49,7 +50,8 @@ class ComposedResult:
     ``observations[i]`` answers ``calls[i]``; a latent tool's observation is a
     :class:`~toolplug.dispatch.LatentObservation` whose ``data`` holds its fields.
     ``output`` is the parsed final answer (a model instance when the output schema is
-    a pydantic model), or ``None`` when the model has not given one yet.
+    a pydantic model, JSON data for a JSON schema), or ``None`` when the model has not
+    given one yet.
     """
 
     calls: list[ToolCall] = field(default_factory=list)
@@ -142,7 +144,8 @@ def compose(
 
     ``strict=True`` rewrites the whole schema for OpenAI's strict structured outputs
     (every object closed, every property required, optional ones nullable); give
-    :func:`run_composed` the same ``strict`` so that a null means "not given".
+    :func:`run_composed` the same ``strict`` so that a null means "not given" and the
+    field's default applies.
     """
     defs: dict[str, Any] = {}
     names = name_map(tools)
@@ -207,7 +210,14 @@ def _load(response: Any) -> dict[str, Any]:
 
 
 def _check_output(value: Any, output_schema: OutputSchema, *, strict: bool) -> Any:
-    """Validate the final output against its schema; ``None`` means not given yet."""
+    """Validate the final output against its schema; ``None`` means not given yet.
+
+    A null for an optional field that does not take null means "not given": a pydantic
+    model gets the field's default (as tool arguments do). With ``strict`` (whose
+    schema makes such fields nullable), a JSON-schema output gets the same: the null is
+    dropped and the field's ``default``, where the schema gives one, fills its place,
+    at any depth; then the value is checked against the schema as given.
+    """
     if value is None or output_schema is None:
         return value
     if isinstance(output_schema, type) and issubclass(output_schema, BaseModel):
@@ -217,7 +227,6 @@ def _check_output(value: Any, output_schema: OutputSchema, *, strict: bool) -> A
                 f"{output_schema.__name__}, or null while you still need tool results."
             )
         try:
-            # As for tool arguments: a null for an optional field means its default.
             return validate_action(output_schema, value)[0]
         except ArgumentError as exc:
             message = str(exc).replace("Invalid arguments:", "Invalid 'output':", 1)
@@ -229,8 +238,10 @@ def _check_output(value: Any, output_schema: OutputSchema, *, strict: bool) -> A
             "checking 'output' against a JSON schema needs the jsonschema package: "
             "install it, or pass a pydantic model as the output schema"
         ) from None
-    wanted = to_strict(dict(output_schema)) if strict else dict(output_schema)
+    wanted = dict(output_schema)
     validator = jsonschema.Draft202012Validator(wanted)
+    if strict:
+        value = _Nulls(wanted, validator).drop(value, wanted)
     problems = [
         f"- output{''.join(f'[{p!r}]' for p in err.absolute_path)}: {err.message}"
         for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
@@ -238,6 +249,90 @@ def _check_output(value: Any, output_schema: OutputSchema, *, strict: bool) -> A
     if problems:
         raise ComposeError("Invalid 'output':\n" + "\n".join(problems))
     return value
+
+
+class _Nulls:
+    """Reads a JSON-schema value as pydantic would: a null for a property that is not
+    required, and that does not take null, is dropped and the default fills its place.
+    """
+
+    def __init__(self, root: Mapping[str, Any], validator: Any) -> None:
+        self.root = root
+        self.validator = validator  # knows the root, so it resolves "$ref"s
+
+    def drop(self, value: Any, node: Any) -> Any:
+        """``value`` (as sent for schema ``node``) without its "not given" nulls."""
+        schema = self._schema_for(value, node)
+        if isinstance(value, dict):
+            properties, required = self._fields(schema)
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                sub = properties.get(key)
+                if not isinstance(sub, dict):  # not a property, or a boolean schema
+                    out[key] = item
+                elif item is None and key not in required and not self._takes_null(sub):
+                    default = sub.get("default", self._resolved(sub).get("default", _MISSING))
+                    if default is not _MISSING:
+                        out[key] = copy.deepcopy(default)
+                else:
+                    out[key] = self.drop(item, sub)
+            return out
+        if isinstance(value, list):
+            first = schema.get("prefixItems") or []
+            rest = schema.get("items")
+            return [
+                self.drop(item, first[i] if i < len(first) else rest)
+                for i, item in enumerate(value)
+            ]
+        return value
+
+    def _takes_null(self, node: Any) -> bool:
+        return bool(self.validator.evolve(schema=node).is_valid(None))
+
+    def _resolved(self, node: Any) -> dict[str, Any]:
+        """``node`` with its local ``$ref`` followed (a chain of them, too)."""
+        seen: set[str] = set()
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if not ref.startswith("#") or ref in seen:
+                break
+            seen.add(ref)
+            target: Any = self.root
+            for part in ref[1:].split("/")[1:]:
+                part = part.replace("~1", "/").replace("~0", "~")
+                target = target.get(part) if isinstance(target, dict) else None
+            node = target
+        return node if isinstance(node, dict) else {}
+
+    def _schema_for(self, value: Any, node: Any) -> dict[str, Any]:
+        """The schema that ``value`` follows: through ``$ref``s, and into the one branch
+        of an ``anyOf``/``oneOf`` of its kind (an object or an array)."""
+        schema = self._resolved(node)
+        branches = schema.get("anyOf") or schema.get("oneOf")
+        if not isinstance(branches, list) or not isinstance(value, (dict, list)):
+            return schema
+        kind = "object" if isinstance(value, dict) else "array"
+        fits = [b for b in map(self._resolved, branches) if self._kind(b) == kind]
+        return self._schema_for(value, fits[0]) if len(fits) == 1 else schema
+
+    @staticmethod
+    def _kind(schema: dict[str, Any]) -> str | None:
+        if schema.get("type") in ("object", "array"):
+            return str(schema["type"])
+        if "properties" in schema:
+            return "object"
+        if "items" in schema or "prefixItems" in schema:
+            return "array"
+        return None
+
+    def _fields(self, schema: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+        """The properties of an object schema and the required ones, ``allOf`` merged."""
+        properties: dict[str, Any] = {}
+        required: set[str] = set()
+        for part in [schema, *map(self._resolved, schema.get("allOf") or [])]:
+            properties.update(part.get("properties") or {})
+            required.update(part.get("required") or [])
+        return properties, required
 
 
 def _as_call(index: int, item: Any) -> ToolCall:
@@ -265,9 +360,11 @@ def run_composed(
     the ``jsonschema`` package); a response that is not usable as a whole raises
     :class:`ComposeError` and nothing runs. Each call's arguments are validated by its
     tool, and a bad call becomes an error observation for that call alone. ``strict``
-    must be what :func:`compose` was given: with it, a JSON-schema output may hold
-    nulls for its optional fields. ``options``
-    go to :func:`~toolplug.dispatch.dispatch` (``max_concurrency``, ``allow_parallel``,
+    must be what :func:`compose` was given: with it, a null for an optional field of
+    the output means "not given", for a pydantic model and a JSON schema alike; the
+    field's default takes its place (a JSON schema's ``default``, where it gives one;
+    without one the field is left out), at any depth. ``options`` go to
+    :func:`~toolplug.dispatch.dispatch` (``max_concurrency``, ``allow_parallel``,
     ``timeout``).
     """
     data = _load(response)

@@ -19,9 +19,12 @@ Calls run side by side where they do not conflict. A call touches what its tool'
 run concurrently; a call that touches something unknown (``None``) runs alone, in order.
 By default every call that touches something runs in the order given; with
 ``allow_parallel=True`` such calls run concurrently when their sets do not intersect.
-At most ``max_concurrency`` calls run at once. In a sync host, the calling thread runs
-calls itself and helper threads join when calls take time; a batch whose tools were
-all quick (under a millisecond) on their last call runs straight through.
+At most ``max_concurrency`` calls run at once. In a sync host the calling thread runs
+the calls itself, and a helper thread joins whenever a call is still running after
+about a millisecond while others wait to start: a batch of quick calls never starts a
+thread, and calls that wait for each other always get to run side by side, however
+fast the tool was last time. In an async host, async tools run as tasks and sync ones
+in threads of the batch's own.
 
 A call to an unknown tool, with malformed arguments, or to a tool that fails becomes an
 error result for that call alone. Latent tools (no executor: the model itself produces
@@ -31,10 +34,11 @@ the "result") are validated, not run; their result is a :class:`LatentObservatio
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
+import os
 import threading
 import time
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -66,11 +70,6 @@ AnyTool = ToolDefinition[Any, Any]
 #: How many calls run at once unless the host says otherwise.
 DEFAULT_CONCURRENCY = 8
 _NOTHING: frozenset[str] = frozenset()
-#: A call that finishes within this (seconds) is quick: threads would not speed it up.
-_QUICK = 0.001
-# Whether each tool's last call was quick. A batch of calls to tools that were all
-# quick last time runs straight through in the calling thread.
-_quick: weakref.WeakKeyDictionary[AnyTool, bool] = weakref.WeakKeyDictionary()
 
 
 class LatentObservation(Observation):
@@ -100,7 +99,8 @@ class _Job:
 
 def _unknown(tools: Mapping[str, AnyTool], name: str, names: NameMap | None) -> Observation:
     known = [names.external(n) if names else n for n in tools]
-    return Observation.error(unknown_tool_message(name, known))
+    aliases = getattr(tools, "aliases", dict)()
+    return Observation.error(unknown_tool_message(name, known, aliases=aliases))
 
 
 def _latent(tool: AnyTool, call: ToolCall) -> Observation:
@@ -136,8 +136,9 @@ def _touches(tool: AnyTool, arguments: Any, allow_parallel: bool) -> frozenset[s
 
 
 def _find(tools: Mapping[str, AnyTool], name: str, names: NameMap) -> AnyTool | None:
-    """The tool called ``name``, by its own name or the name providers were shown."""
-    tool = tools.get(name)
+    """The tool called ``name``: by its own name or alias, or the name providers saw."""
+    find = getattr(tools, "find", tools.get)  # a Toolset also knows its tools' aliases
+    tool = find(name)
     if tool is None:
         internal = names.internal(name)
         tool = tools.get(internal) if internal is not None else None
@@ -201,6 +202,10 @@ def _in_order(runnable: Sequence[int], jobs: Sequence[_Job], limit: int) -> bool
 
 # -- running ------------------------------------------------------------------------------
 
+#: When no call of a batch has started for this long (seconds), the calls running are
+#: slow: helper threads start for the calls waiting behind them.
+_PATIENCE = 0.001
+
 
 def _call(job: _Job, timeout: float | None) -> Observation:
     assert job.tool is not None
@@ -208,39 +213,6 @@ def _call(job: _Job, timeout: float | None) -> Observation:
         return job.tool.call(job.call.arguments, timeout=timeout)
     except Exception as exc:  # call() never raises; this is the last guard
         return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
-
-
-def _timed_call(job: _Job, timeout: float | None) -> Observation:
-    """:func:`_call`, noting whether the tool was quick."""
-    start = time.perf_counter()
-    result = _call(job, timeout)
-    _note_quick({job.tool: time.perf_counter() - start < _QUICK})
-    return result
-
-
-def _note_quick(quick: Mapping[AnyTool | None, bool]) -> None:
-    for tool, fast in quick.items():
-        if tool is not None and _quick.get(tool) is not fast:
-            _quick[tool] = fast
-
-
-def _all_quick(runnable: Sequence[int], jobs: Sequence[_Job]) -> bool:
-    tools = {jobs[i].tool for i in runnable}
-    return all(tool is not None and _quick.get(tool, False) for tool in tools)
-
-
-def _run_quick(runnable: Sequence[int], jobs: Sequence[_Job], timeout: float | None) -> None:
-    """Run the jobs one by one in call order (which honours every wait), timing them."""
-    quick: dict[AnyTool | None, bool] = {}
-    for i in runnable:
-        job = jobs[i]
-        start = time.perf_counter()
-        job.result = _call(job, timeout)
-        if time.perf_counter() - start >= _QUICK:
-            quick[job.tool] = False
-        else:
-            quick.setdefault(job.tool, True)
-    _note_quick(quick)
 
 
 async def _acall(job: _Job, timeout: float | None) -> Observation:
@@ -251,66 +223,225 @@ async def _acall(job: _Job, timeout: float | None) -> Observation:
         return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
 
 
-def _run_threads(
-    jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
-) -> None:
-    """Run each job in a worker thread as soon as the jobs it waits for have finished.
+class _Batch:
+    """The jobs of one sync batch: the calling thread runs them, helpers join when slow.
 
-    At most ``limit`` run at once; ready jobs start in call order. Batches of quick
-    tools never get here (see :func:`_run_quick`), so a pool per batch costs nothing
-    that matters next to the tools it runs.
+    The calling thread takes ready jobs in call order and runs them itself, so a batch
+    of quick calls never starts a thread. While jobs wait to start, the
+    :class:`_Watchdog` looks at the batch once a tick (``_PATIENCE`` seconds): when no
+    job started since its last look, every thread of the batch is in a slow call, and
+    a helper thread starts for each job waiting (at most ``limit`` threads in all). A
+    helper takes ready jobs until none is left, then ends.
+
+    Nothing is predicted: a slow or blocking call (the network, a subprocess, a call
+    that waits for another call of the batch) gets company within about a tick,
+    whatever the tool did last time. No ready job waits longer than that behind busy
+    threads while fewer than ``limit`` run, so jobs that wait for each other meet.
     """
-    unblocks: dict[int, list[int]] = {}
-    for i, before in waits.items():
-        for j in before:
-            unblocks.setdefault(j, []).append(i)
-    blocked = {i: len(before) for i, before in waits.items()}
-    remaining = len(waits)
-    lock = threading.Lock()
-    done = threading.Event()
-    pool = ThreadPoolExecutor(min(limit, len(waits)), thread_name_prefix="toolplug-dispatch")
 
-    def run(i: int) -> None:
-        nonlocal remaining
+    def __init__(
+        self, jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
+    ) -> None:
+        self.jobs = jobs
+        self.limit = limit
+        self.timeout = timeout
+        # Jobs that may start. Threads take them without the lock (a deque's appends
+        # and pops are thread-safe); what is under the lock is below.
+        self.ready: collections.deque[int] = collections.deque()
+        self.blocked: dict[int, int] = {}  # job -> how many jobs it still waits for
+        self.unblocks: dict[int, list[int]] = {}  # job -> the jobs that wait for it
+        for i, before in waits.items():
+            if not before:
+                self.ready.append(i)
+                continue
+            self.blocked[i] = len(before)
+            for j in before:
+                self.unblocks.setdefault(j, []).append(i)
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        self.pushed = len(self.ready)  # jobs ever made ready: pushed - len(ready) started
+        self.seen = -1  # jobs started at the watchdog's last look
+        self.helpers = 0  # helper threads alive
+        self.watched = False  # whether the watchdog looks at this batch
+
+    def work(self, i: int | None = None) -> None:
+        """Run job ``i`` (if given), then take ready jobs and run them until none is left."""
+        jobs, ready, timeout, unblocks = self.jobs, self.ready, self.timeout, self.unblocks
+        while True:
+            if i is None:
+                try:
+                    i = ready.popleft()
+                except IndexError:
+                    return
+            try:
+                jobs[i].result = _call(jobs[i], timeout)
+            finally:  # even on KeyboardInterrupt: the jobs after it must not wait forever
+                if jobs[i].result is None:
+                    jobs[i].result = Observation.error(f"Tool '{jobs[i].call.name}' was stopped.")
+                if i in unblocks:
+                    self.release(unblocks[i])
+            i = None
+
+    def release(self, after: list[int]) -> None:
+        """A job has finished: the jobs that waited only for it may start."""
+        with self.lock:
+            for j in after:
+                self.blocked[j] -= 1
+                if not self.blocked[j]:
+                    self.ready.append(j)
+                    self.pushed += 1
+            self.changed.notify()  # the calling thread may wait for ready jobs
+            self.watch()
+
+    def watch(self) -> None:
+        """Have the watchdog look while jobs wait to start (with ``lock`` held)."""
+        if not self.watched and self.ready and self.helpers + 1 < self.limit:
+            self.watched = True
+            self.seen = self.pushed - len(self.ready)
+            _watchdog.watch(self)
+
+    def run(self) -> None:
+        """Run the whole batch; the calling thread returns when every job has finished."""
         try:
-            jobs[i].result = _timed_call(jobs[i], timeout)
-        finally:  # even on SystemExit from a tool: never leave the batch waiting
-            if jobs[i].result is None:
-                jobs[i].result = Observation.error(f"Tool '{jobs[i].call.name}' was stopped.")
-            with lock:
-                now_ready = []
-                for j in unblocks.get(i, ()):
-                    blocked[j] -= 1
-                    if not blocked[j]:
-                        now_ready.append(j)
-                remaining -= 1
-                if not remaining:
-                    done.set()
-            for j in now_ready:
-                pool.submit(run, j)
+            first = self.ready.popleft()  # the first job never waits: it is ready
+            with self.lock:
+                self.watch()
+            self.work(first)
+            while True:
+                with self.lock:
+                    # Helpers still at work may make more jobs ready.
+                    while self.helpers and not self.ready:
+                        self.changed.wait()
+                    if not self.ready:  # nothing ready, nothing running: all done
+                        return
+                self.work()
+        except BaseException:
+            self.ready.clear()  # the host is interrupted: start nothing more
+            raise
+        finally:
+            if self.watched:  # else the watchdog lets go at its next look
+                _watchdog.forget(self)
 
-    for i in sorted(i for i, count in blocked.items() if not count):
-        pool.submit(run, i)
-    done.wait()
-    pool.shutdown(wait=False)
+    def help(self) -> None:
+        """The watchdog's look: if no job started since the last one, every thread is in
+        a slow call, so a helper starts for each job waiting (up to ``limit`` threads)."""
+        with self.lock:
+            threads = 1 + self.helpers
+            if not self.ready or threads >= self.limit:
+                self.watched = False  # watched again when jobs wait to start (release)
+                _watchdog.forget(self)
+                return
+            started = self.pushed - len(self.ready)
+            if started != self.seen:  # progress: look again next tick
+                self.seen = started
+                return
+            wanted = min(len(self.ready), self.limit - threads)
+            self.helpers += wanted
+            self.seen = started + wanted  # the helpers' first jobs are not progress
+        for count in range(wanted):
+            try:
+                threading.Thread(target=self.assist, name="toolplug-dispatch", daemon=True).start()
+            except RuntimeError:  # no more threads: the running ones carry on alone
+                with self.lock:
+                    self.helpers -= wanted - count
+                    self.changed.notify()
+                return
+
+    def assist(self) -> None:
+        """A helper thread's life: take ready jobs until there is none."""
+        try:
+            self.work()
+        finally:
+            with self.lock:
+                self.helpers -= 1
+                self.changed.notify()
+
+
+class _Watchdog:
+    """One daemon thread that looks, once a tick, at each batch with jobs waiting to start.
+
+    It starts with the first batch that may run calls side by side, and sleeps while no
+    batch has jobs waiting. It holds no state about tools: only the batches running now.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Start afresh (a forked child has no watchdog thread; its lock may be held)."""
+        self.changed = threading.Condition(threading.Lock())
+        self.batches: set[_Batch] = set()
+        self.thread: threading.Thread | None = None
+
+    def watch(self, batch: _Batch) -> None:
+        with self.changed:
+            self.batches.add(batch)
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(
+                    target=self._run, name="toolplug-dispatch-watchdog", daemon=True
+                )
+                self.thread.start()
+            self.changed.notify()
+
+    def forget(self, batch: _Batch) -> None:
+        with self.changed:
+            self.batches.discard(batch)
+
+    def _run(self) -> None:
+        while True:
+            with self.changed:
+                while not self.batches:
+                    self.changed.wait()
+            time.sleep(_PATIENCE)
+            with self.changed:
+                batches = list(self.batches)
+            for batch in batches:
+                batch.help()
+
+
+_watchdog = _Watchdog()
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_watchdog.reset)
+
+
+def _is_async(job: _Job) -> bool:
+    return job.tool is not None and job.tool.is_async
 
 
 async def _run_tasks(
     jobs: list[_Job], waits: dict[int, list[int]], limit: int, timeout: float | None
 ) -> None:
-    """Run the jobs as tasks, at most ``limit`` at once, each after those it waits for."""
+    """Run the jobs as tasks, at most ``limit`` at once, each after those it waits for.
+
+    Async tools run on the loop. Sync ones run in threads of this batch's own, as many
+    as may run at once: calls that wait for each other each need a thread, and the
+    loop's shared pool may be smaller than ``limit`` or busy with other work.
+    """
     slots = asyncio.Semaphore(limit)
     tasks: dict[int, asyncio.Task[None]] = {}
+    loop = asyncio.get_running_loop()
+    in_threads = {i for i in waits if not _is_async(jobs[i])}
+    pool = None
+    if in_threads:
+        workers = min(limit, len(in_threads))
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="toolplug-dispatch")
 
     async def run(i: int) -> None:
         if waits[i]:
             await asyncio.wait([tasks[j] for j in waits[i]])
         async with slots:
-            jobs[i].result = await _acall(jobs[i], timeout)
+            if i in in_threads:
+                jobs[i].result = await loop.run_in_executor(pool, _call, jobs[i], timeout)
+            else:
+                jobs[i].result = await _acall(jobs[i], timeout)
 
-    for i in waits:
-        tasks[i] = asyncio.ensure_future(run(i))
-    await asyncio.gather(*tasks.values())
+    try:
+        for i in waits:
+            tasks[i] = asyncio.ensure_future(run(i))
+        await asyncio.gather(*tasks.values())
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False)
 
 
 def _render(fmt: ToolFormat, jobs: Iterable[_Job]) -> list[Any]:
@@ -356,19 +487,18 @@ def dispatch(
     ``function_call_output`` items, Anthropic ``tool_result`` blocks (send them in one
     user message: :func:`tool_result_message`), Gemini ``functionResponse`` parts and
     Bedrock ``toolResult`` blocks (likewise), MCP ``CallToolResult`` dicts, or
-    ``(ToolCall, Observation)`` pairs for :class:`ToolCall` input. Sync executors run
-    in threads, async ones on the core's background loop. ``timeout`` (seconds) applies
-    to each call. Never raises for a call's failure; raises :class:`DispatchError` only
-    for input in no known shape.
+    ``(ToolCall, Observation)`` pairs for :class:`ToolCall` input. The calling thread
+    runs the calls, with helper threads beside a call that is slow (see the module's
+    notes); async executors run on the core's background loop. ``timeout`` (seconds)
+    applies to each call. Never raises for a call's failure; raises
+    :class:`DispatchError` only for input in no known shape.
     """
     fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
             jobs[i].result = _call(jobs[i], timeout)
-    elif _all_quick(runnable, jobs):  # threads would only cost time
-        _run_quick(runnable, jobs, timeout)
     else:
-        _run_threads(jobs, _waits(runnable, jobs), max_concurrency, timeout)
+        _Batch(jobs, _waits(runnable, jobs), max_concurrency, timeout).run()
     return _render(fmt, jobs)
 
 
@@ -381,7 +511,8 @@ async def adispatch(
     format: str | None = None,
     timeout: float | None = None,
 ) -> list[Any]:
-    """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads."""
+    """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads
+    of the batch's own (as many as may run at once)."""
     fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
