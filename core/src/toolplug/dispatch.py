@@ -99,7 +99,7 @@ class _Job:
 
 def _unknown(tools: Mapping[str, AnyTool], name: str, names: NameMap | None) -> Observation:
     known = [names.external(n) if names else n for n in tools]
-    aliases = getattr(tools, "aliases", dict)()
+    aliases: dict[str, str] = getattr(tools, "aliases", dict)()
     return Observation.error(unknown_tool_message(name, known, aliases=aliases))
 
 
