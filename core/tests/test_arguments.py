@@ -151,7 +151,7 @@ NESTED_NULLS = {
 
 
 def test_nested_nulls_are_what_the_strict_schema_allows() -> None:
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema  # a test dependency
 
     class FixedKeys(StrictSceneAction):  # strict mode has no free-form dict keys
         labels: None = Field(default=None, description="Not used here.")

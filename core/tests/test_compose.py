@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import jsonschema
 import pytest
 from pydantic import BaseModel, Field
 from toolplug import Action, Observation, ToolAnnotations, ToolDefinition, Toolset
 from toolplug.compose import ComposedResult, ComposeError, compose, run_composed
 from toolplug.dispatch import LatentObservation
-
-jsonschema = pytest.importorskip("jsonschema")
 
 
 class Point(BaseModel):

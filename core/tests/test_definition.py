@@ -345,3 +345,20 @@ def test_a_timeout_that_passes_still_says_so_with_its_limit() -> None:
             assert obs.text.startswith("Tool 't' did not finish within 0.05 seconds")
     finally:
         release.set()
+
+
+def test_run_sync_passes_on_a_coroutines_own_timeout_error() -> None:
+    import asyncio
+
+    from toolplug.loop import run_sync
+
+    async def times_out_inside() -> None:
+        await asyncio.wait_for(asyncio.sleep(1), 0.001)
+
+    for timeout in (None, 5.0):
+        try:
+            run_sync(times_out_inside(), timeout)
+        except TimeoutError as exc:
+            assert "no answer within" not in str(exc)  # not mistaken for run_sync's own
+        else:
+            raise AssertionError("the coroutine's TimeoutError was lost")

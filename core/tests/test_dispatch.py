@@ -14,7 +14,13 @@ import re
 import threading
 from typing import Any, Literal
 
+# The SDKs are test dependencies: a missing one fails the collection, never skips it.
+import anthropic.types as anthropic_types
+import mcp.types as mcp_types
+import openai.types.chat as openai_chat
+import openai.types.responses as openai_responses
 import pytest
+from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import Field, TypeAdapter
 from toolplug import (
     Action,
@@ -38,12 +44,6 @@ from toolplug.dispatch import (
     tool_result_message,
 )
 from toolplug.formats import render
-
-openai_chat = pytest.importorskip("openai.types.chat")
-openai_responses = pytest.importorskip("openai.types.responses")
-anthropic_types = pytest.importorskip("anthropic.types")
-mcp_types = pytest.importorskip("mcp.types")
-from openai.types.responses.response_input_item_param import FunctionCallOutput  # noqa: E402
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
 WAIT = 5.0  # seconds a test tool waits for another call before giving up (bounds a hang)

@@ -53,6 +53,8 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
     try:
         return future.result(timeout)
     except concurrent.futures.TimeoutError:
+        if future.done():  # the coroutine's own TimeoutError: it is the coroutine's to report
+            raise
         future.cancel()
         raise TimeoutError(f"no answer within {timeout:g} seconds") from None
 
