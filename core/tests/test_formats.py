@@ -467,11 +467,11 @@ class Clashing:
 
 
 def _formats_with(*plugins: Any) -> tuple[FormatRegistry, list[tuple[str, BaseException]]]:
-    from toolplug import _builtin_hooks
+    from toolplug.formats import core
 
     pm = pluggy.PluginManager("toolplug")
     pm.add_hookspecs(hookspecs)
-    pm.register(_builtin_hooks, name=_builtin_hooks.NAME)
+    pm.register(core, name=core.NAME)
     for index, plugin in enumerate(plugins):
         pm.register(plugin, name=f"plugin{index}")
     registry = FormatRegistry()

@@ -507,9 +507,8 @@ def test_tool_call_nested_async_calls_under_a_wrapper_do_not_run_out_of_threads(
 
 
 def test_register_formats_the_core_formats_come_through_the_hook() -> None:
-    from toolplug import _builtin_hooks
-    from toolplug.formats import default_formats
+    from toolplug.formats import core, default_formats
 
     registered: list[object] = []
-    _builtin_hooks.register_formats(registered.append)
+    core.register_formats(registered.append)
     assert [f.name for f in registered] == list(default_formats())  # type: ignore[attr-defined]

@@ -28,8 +28,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "BlobResourceContents",
         "ContentBlock",
     ),
-    "toolplug.definition": ("ToolExecutor", "ToolDefinition"),
-    "toolplug.functions": ("tool",),
+    "toolplug.definition": ("ToolExecutor", "ToolDefinition", "tool"),
     "toolplug.context": ("ToolContext", "Tool"),
     "toolplug.registry": ("ToolRegistry",),
     "toolplug.toolset": ("Toolset",),
@@ -88,7 +87,11 @@ if TYPE_CHECKING:
         TextResourceContents as TextResourceContents,
     )
     from toolplug.context import Tool as Tool, ToolContext as ToolContext
-    from toolplug.definition import ToolDefinition as ToolDefinition, ToolExecutor as ToolExecutor
+    from toolplug.definition import (
+        ToolDefinition as ToolDefinition,
+        ToolExecutor as ToolExecutor,
+        tool as tool,
+    )
     from toolplug.dispatch import (
         LatentObservation as LatentObservation,
         tool_result_message as tool_result_message,
@@ -105,7 +108,6 @@ if TYPE_CHECKING:
         ToolParamsError as ToolParamsError,
         UnknownToolError as UnknownToolError,
     )
-    from toolplug.functions import tool as tool
     from toolplug.hookspecs import hookimpl as hookimpl
     from toolplug.model import (
         Action as Action,

@@ -1,6 +1,5 @@
-"""toolplug's own hook implementations (the ``tool_call`` that runs the tool, and the
-``register_formats`` that registers the core's formats), and the check of plugins'
-implementations when they load.
+"""toolplug's own ``tool_call`` implementation (the one that runs the tool), and the check
+of plugins' implementations when they load.
 
 `toolplug.plugins.plugin_manager` registers this module in every plugin manager, under
 :data:`NAME`. Marked ``trylast``, it is the last plain implementation pluggy calls, so
@@ -8,8 +7,7 @@ any other may refuse the call first, and every wrapper sees the observation it r
 
 What to run is not among the hook's arguments (the public signature stays
 ``tool_call(tool, action)``): the runner puts the pending call in :data:`PENDING` before
-it calls the hook. This module stays free of pydantic, so that making a plugin manager
-(``toolplug plugins``, the CLI's plugin commands) stays cheap.
+it calls the hook. The runner imports this module, so it stays free of pydantic.
 """
 
 from __future__ import annotations
@@ -57,30 +55,6 @@ def tool_call(tool: Any, action: Any) -> Observation:
             "ToolDefinition.call()/acall(), which are the way to call a tool."
         )
     return pending.run(tool)
-
-
-@hookimpl
-def register_formats(register: Any) -> None:
-    """Register OpenAI (both APIs), Anthropic, Gemini, Bedrock, MCP and toolplug's own."""
-    # Imported here: every plugin manager holds this module, and most never need formats.
-    from toolplug.formats.anthropic import AnthropicFormat
-    from toolplug.formats.bedrock import BedrockFormat
-    from toolplug.formats.gemini import GeminiFormat
-    from toolplug.formats.mcp import MCPFormat
-    from toolplug.formats.native import ToolplugFormat
-    from toolplug.formats.openai_chat import OpenAIChatFormat
-    from toolplug.formats.openai_responses import OpenAIResponsesFormat
-
-    for fmt in (
-        OpenAIChatFormat(),
-        OpenAIResponsesFormat(),
-        AnthropicFormat(),
-        GeminiFormat(),
-        BedrockFormat(),
-        MCPFormat(),
-        ToolplugFormat(),
-    ):
-        register(fmt)
 
 
 class PluginManager(pluggy.PluginManager):

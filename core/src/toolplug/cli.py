@@ -336,10 +336,3 @@ def install(packages: tuple[str, ...], upgrade: bool, editable: bool) -> None:
 def uninstall(packages: tuple[str, ...], yes: bool) -> None:
     """Uninstall plugins with pip from toolplug's environment."""
     _pip(["uninstall", *packages, *(["-y"] if yes else [])])
-
-
-def main() -> None:
-    """Entry point of the ``toolplug`` script (see :mod:`toolplug._main` for the fast path)."""
-    from toolplug._main import main as run
-
-    run()

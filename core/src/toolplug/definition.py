@@ -8,7 +8,7 @@ import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from toolplug.arguments import parse_arguments, validate_action
 from toolplug.loop import run_sync
@@ -125,12 +125,15 @@ class ToolDefinition(Generic[A, O]):
         the fields' descriptions, from ``Args:`` or ``:param name:``); the function
         returns a string, an `Observation` or content blocks.
         """
-        from toolplug.functions import from_function
+        from toolplug.functions import read_function
 
-        return from_function(
-            fn,
-            name=name,
-            description=description,
+        read = read_function(fn, name=name, description=description)
+        return ToolDefinition(
+            name=read.name,
+            description=read.description,
+            action_type=read.action_type,
+            observation_type=read.observation_type,
+            executor=read.executor,
             annotations=annotations,
             title=title,
             timeout=timeout,
@@ -258,3 +261,39 @@ class ToolDefinition(Generic[A, O]):
 
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> ToolDefinition[Any, Any]: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    title: str | None = None,
+    timeout: float | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Callable[[Callable[..., Any]], ToolDefinition[Any, Any]]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    **options: Any,
+) -> ToolDefinition[Any, Any] | Callable[[Callable[..., Any]], ToolDefinition[Any, Any]]:
+    """Make a function a tool: ``@tool`` or ``@tool(name=..., annotations=...)``.
+
+    The decorated name is then the `ToolDefinition` (register it with
+    ``register(word_count)``); the options are those of `ToolDefinition.from_function`,
+    and `toolplug.functions` has the rules.
+    """
+    if fn is not None:
+        return ToolDefinition.from_function(fn, **options)
+
+    def decorate(function: Callable[..., Any]) -> ToolDefinition[Any, Any]:
+        return ToolDefinition.from_function(function, **options)
+
+    return decorate

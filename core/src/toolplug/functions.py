@@ -1,4 +1,4 @@
-"""A typed function as a tool: :func:`from_function` and the :func:`tool` decorator.
+"""Reading a typed function as a tool, for `ToolDefinition.from_function` and ``@tool``.
 
 ```python
 from toolplug import tool
@@ -31,13 +31,13 @@ import inspect
 import re
 import typing
 from collections.abc import Callable
-from typing import Any, overload
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 from pydantic.fields import FieldInfo
 
-from toolplug.definition import ToolDefinition
-from toolplug.model import Action, Observation, ToolAnnotations
+from toolplug.model import Action, Observation
 
 #: Google-style section headers; the parameter sections are the first group.
 _PARAM_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args"}
@@ -62,22 +62,26 @@ _REST_FIELD = re.compile(r"^:(\w+)(?:\s+([^:]+?))?:\s*(.*)$")
 _REST_PARAM_KINDS = {"param", "parameter", "arg", "argument", "key", "keyword"}
 
 
-def from_function(
-    fn: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    title: str | None = None,
-    timeout: float | None = None,
-    meta: dict[str, Any] | None = None,
-) -> ToolDefinition[Any, Any]:
-    """A tool made from a typed function (see the module's docs for the rules).
+@dataclass(frozen=True)
+class FunctionTool:
+    """What a function says about the tool it would be: everything but the hints."""
+
+    name: str
+    description: str
+    action_type: type[Action]
+    observation_type: type[Observation]
+    executor: Callable[..., Any]
+
+
+def read_function(
+    fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+) -> FunctionTool:
+    """Read a typed function as a tool (see the module's docs for the rules).
 
     ``name`` defaults to the function's name, ``description`` to its docstring (without
     the parameter sections). Raises ``TypeError`` for a function that cannot be a tool
     (``*args``, an annotation that does not resolve) and ``ValueError`` when there is
-    no description at all.
+    no description at all. `ToolDefinition.from_function` builds the tool from it.
     """
     if not callable(fn):
         raise TypeError(f"from_function() needs a function, got {type(fn).__name__}")
@@ -103,52 +107,7 @@ def from_function(
         if isinstance(returned, type) and issubclass(returned, Observation)
         else Observation
     )
-    return ToolDefinition(
-        name=tool_name,
-        description=text,
-        action_type=action_type,
-        observation_type=observation_type,
-        executor=executor,
-        annotations=annotations,
-        title=title,
-        timeout=timeout,
-        meta=meta,
-    )
-
-
-@overload
-def tool(fn: Callable[..., Any], /) -> ToolDefinition[Any, Any]: ...
-
-
-@overload
-def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    title: str | None = None,
-    timeout: float | None = None,
-    meta: dict[str, Any] | None = None,
-) -> Callable[[Callable[..., Any]], ToolDefinition[Any, Any]]: ...
-
-
-def tool(
-    fn: Callable[..., Any] | None = None,
-    /,
-    **options: Any,
-) -> ToolDefinition[Any, Any] | Callable[[Callable[..., Any]], ToolDefinition[Any, Any]]:
-    """Make a function a tool: ``@tool`` or ``@tool(name=..., annotations=...)``.
-
-    The decorated name is then the `ToolDefinition` (register it with
-    ``register(word_count)``); the options are those of :func:`from_function`.
-    """
-    if fn is not None:
-        return from_function(fn, **options)
-
-    def decorate(function: Callable[..., Any]) -> ToolDefinition[Any, Any]:
-        return from_function(function, **options)
-
-    return decorate
+    return FunctionTool(tool_name, text, action_type, observation_type, executor)
 
 
 # -- the signature ------------------------------------------------------------------------

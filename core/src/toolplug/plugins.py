@@ -151,14 +151,16 @@ def plugin_manager() -> pluggy.PluginManager:
 
     It holds toolplug's own ``tool_call`` implementation, the one that runs the tool
     (see `toolplug._builtin_hooks`), so that pluggy calls the hook as a whole, and the
-    ``register_formats`` implementation of the core's formats, registered before any
-    plugin's; it refuses an ``async def`` hook implementation when its plugin registers.
+    core's formats (`toolplug.formats.core`), registered before any plugin's; it
+    refuses an ``async def`` hook implementation when its plugin registers.
     """
     from toolplug import _builtin_hooks, hookspecs
+    from toolplug.formats import core as core_formats
 
     pm: pluggy.PluginManager = _builtin_hooks.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
     pm.register(_builtin_hooks, name=_builtin_hooks.NAME)
+    pm.register(core_formats, name=core_formats.NAME)
     return pm
 
 

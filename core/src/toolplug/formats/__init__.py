@@ -72,11 +72,12 @@ def default_formats() -> FormatRegistry:
     """The core's formats, registered through the hook as a plugin's would be."""
     import pluggy
 
-    from toolplug import _builtin_hooks, hookspecs
+    from toolplug import hookspecs
+    from toolplug.formats import core
 
     pm = pluggy.PluginManager("toolplug")
     pm.add_hookspecs(hookspecs)
-    pm.register(_builtin_hooks, name=_builtin_hooks.NAME)
+    pm.register(core, name=core.NAME)
     registry = FormatRegistry()
     for plugin, exc in fill_formats(registry, pm):
         raise RuntimeError(f"the core's formats failed to register: {plugin}: {exc}")
