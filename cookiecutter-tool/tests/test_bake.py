@@ -78,7 +78,7 @@ def test_pyproject_declares_the_plugin(project: Path) -> None:
     assert meta["project"]["name"] == "toolplug-word-count"
     assert meta["project"]["version"] == "0.1.0"
     assert meta["project"]["requires-python"] == ">=3.10"
-    assert meta["project"]["dependencies"] == ["toolplug>=0.1,<0.2"]
+    assert meta["project"]["dependencies"] == ["toolplug>=0.2,<0.3"]
     assert meta["project"]["entry-points"]["toolplug"] == {"word_count": "toolplug_word_count"}
     test_extra = " ".join(meta["project"]["optional-dependencies"]["test"])
     for needed in ("pytest>=8", "pytest-asyncio", "openai", "anthropic", "mcp"):

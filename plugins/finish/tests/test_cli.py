@@ -13,7 +13,7 @@ def test_toolplug_plugins_lists_finish_with_its_version() -> None:
     assert done.returncode == 0, done.stderr
     finish = next(p for p in json.loads(done.stdout) if p["name"] == "finish")
     assert finish["distribution"] == "toolplug-finish"
-    assert finish["version"] == "0.1.0"
+    assert finish["version"] == "0.2.0"
     assert finish["enabled"] is True
 
 

@@ -13,7 +13,7 @@ def test_toolplug_plugins_lists_think_with_its_version() -> None:
     assert done.returncode == 0, done.stderr
     think = next(p for p in json.loads(done.stdout) if p["name"] == "think")
     assert think["distribution"] == "toolplug-think"
-    assert think["version"] == "0.1.0"
+    assert think["version"] == "0.2.0"
     assert think["enabled"] is True
 
 
