@@ -46,7 +46,10 @@ def test_every_hook_has_reference_docs_and_a_test() -> None:
         documented = len(doc) > 200 and "Example" in doc and "```python" in doc
         assert documented, f"hook {name} is not documented"
         assert f"def test_{name}_" in this_file, f"hook {name} has no test here"
-    assert "::: toolplug.hookspecs" in docs_page.read_text(), "the hook reference is not generated"
+    page = docs_page.read_text()
+    assert "::: toolplug.hookspecs" in page, "the hook reference is not generated"
+    for name in names:  # the page renders only the members it lists
+        assert f"        - {name}\n" in page, f"hook {name} is missing from docs/hooks.md"
 
 
 def plugin(**hooks: Any) -> types.SimpleNamespace:
