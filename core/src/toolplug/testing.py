@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -37,6 +36,7 @@ from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.formats import FormatRegistry, default_formats
 from toolplug.model import Observation, ToolCall
+from toolplug.names import provider_name
 from toolplug.plugins import PluginReport, plugin_manager, register_plugin
 from toolplug.registry import ToolRegistry
 from toolplug.schema import check_openai_strict
@@ -50,8 +50,6 @@ __all__ = [
     "validate_observation_exports",
     "validate_tool_exports",
 ]
-
-_PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def registry_from(*plugins: Any) -> ToolRegistry:
@@ -117,7 +115,11 @@ def validate_tool_exports(
     the core's.
     """
     formats = formats if formats is not None else default_formats()
-    assert _PROVIDER_NAME.match(tool.name), f"'{tool.name}' is not a valid provider tool name"
+    assert provider_name(tool.name) == tool.name, (
+        f"'{tool.name}' is not a name every provider takes (it would be exported as "
+        f"'{provider_name(tool.name)}'): a letter or _, then letters, digits, _ or -, "
+        "at most 64"
+    )
     _check_schema_shape(tool.input_schema(), tool.name)
     toolset = Toolset([tool], formats=formats)
     for security_risk in (False, True):
@@ -179,6 +181,10 @@ class ToolConformance:
             Tool(self.tool_name, dict(self.tool_params)), ToolContext(workspace=workspace)
         )
 
+    def _formats(self) -> FormatRegistry:
+        """The core's formats and the plugin's own, if it registers any."""
+        return registry_from(self.plugin).formats
+
     @contextlib.contextmanager
     def _tool(self, workspace: Path) -> Iterator[ToolDefinition[Any, Any]]:
         """The tool under test, with every tool created alongside closed afterwards."""
@@ -212,7 +218,7 @@ class ToolConformance:
 
     def test_exports_validate(self, tmp_path: Path) -> None:
         with self._tool(tmp_path) as tool:
-            validate_tool_exports(tool)
+            validate_tool_exports(tool, formats=self._formats())
 
     def test_valid_call(self, tmp_path: Path) -> None:
         if self.valid_arguments is None:
@@ -220,7 +226,7 @@ class ToolConformance:
         with self._tool(tmp_path) as tool:
             observation = tool.call(dict(self.valid_arguments))
             assert not observation.is_error, observation.text
-            validate_observation_exports(observation)
+            validate_observation_exports(observation, formats=self._formats())
 
     def test_bad_arguments_give_error_observation(self, tmp_path: Path) -> None:
         with self._tool(tmp_path) as tool:
@@ -230,7 +236,7 @@ class ToolConformance:
                     continue  # a tool without required fields may run with the key dropped
                 assert observation.is_error, f"{bad!r} was accepted: {observation.text}"
                 assert observation.text, "an error observation must say what went wrong"
-                validate_observation_exports(observation)
+                validate_observation_exports(observation, formats=self._formats())
 
     def test_close_is_safe(self, tmp_path: Path) -> None:
         tools = self._tools(tmp_path)
