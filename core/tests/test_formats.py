@@ -518,8 +518,17 @@ def test_each_whole_message_is_unwrapped_by_its_own_format() -> None:
 
 
 FRAMEWORK_PLUGIN = """
-from toolplug import ToolCall, hookimpl
+from toolplug import ToolCall, hookimpl, tool
 from toolplug.formats import ToolFormat, result_text
+
+@tool
+def shout(text: str) -> str:
+    \"\"\"Shout a text.\"\"\"
+    return text.upper()
+
+@hookimpl
+def register_tools(register):
+    register(shout)
 
 class FrameworkFormat(ToolFormat):
     name = "framework"
@@ -585,10 +594,10 @@ def test_an_installed_plugins_format_reaches_the_toolset_and_the_cli(
     site = sys.path[0]
     assert site.endswith("site-packages")
     monkeypatch.setenv("PYTHONPATH", site)
-    listed = run_toolplug("tools", "--format", "framework", plugins="framework,think")
+    listed = run_toolplug("tools", "--format", "framework", plugins="framework")
     unknown = run_toolplug("tools", "--format", "cohere", plugins="framework")
     assert listed.returncode == 0, listed.stderr
-    assert json.loads(listed.stdout) == [{"tool": "think"}]
+    assert json.loads(listed.stdout) == [{"tool": "shout"}]
     assert (
         unknown.returncode == 2
         and "choose one of" in unknown.stderr
