@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from toolplug.content import TextContent, block_as_text
 from toolplug.model import Observation, ToolCall
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ NO_OUTPUT = "(the tool returned no output)"
 
 def result_text(observation: Observation) -> str:
     """The observation as one text, for providers that take text only; never empty."""
-    from toolplug.content import block_as_text
-
-    text = "\n".join(block_as_text(block) for block in observation.llm_content)
-    return text or NO_OUTPUT
+    blocks = observation.llm_content
+    if len(blocks) == 1 and isinstance(blocks[0], TextContent):  # the common case, first
+        return blocks[0].text or NO_OUTPUT
+    return "\n".join(block_as_text(block) for block in blocks) or NO_OUTPUT

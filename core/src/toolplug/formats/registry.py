@@ -25,6 +25,7 @@ class FormatRegistry(Mapping[str, ToolFormat]):
     def __init__(self) -> None:
         self._formats: dict[str, ToolFormat] = {}
         self._sources: dict[str, str] = {}
+        self._detection: list[ToolFormat] = []  # the order formats are tried in
 
     def register(self, fmt: ToolFormat, *, source: str = "the host") -> None:
         """Add a format; its ``name`` must be new."""
@@ -41,6 +42,8 @@ class FormatRegistry(Mapping[str, ToolFormat]):
             )
         self._formats[fmt.name] = fmt
         self._sources[fmt.name] = source
+        # A fallback format claims only what no other did: it is tried last.
+        self._detection = sorted(self._formats.values(), key=lambda f: f.fallback)
 
     def __getitem__(self, name: str) -> ToolFormat:
         try:
@@ -64,10 +67,6 @@ class FormatRegistry(Mapping[str, ToolFormat]):
 
     # -- reading calls ------------------------------------------------------------------
 
-    def _detecting(self) -> list[ToolFormat]:
-        formats = list(self._formats.values())
-        return [f for f in formats if not f.fallback] + [f for f in formats if f.fallback]
-
     def _items(self, calls: Any) -> list[Any]:
         """The items of a batch: whole messages, responses and requests are unwrapped."""
         calls = plain(calls)
@@ -75,13 +74,15 @@ class FormatRegistry(Mapping[str, ToolFormat]):
             return []
         if isinstance(calls, (list, tuple)):
             return list(calls)
-        for fmt in self._detecting():
+        for fmt in self._detection:
             items = fmt.unwrap(calls)
             if items is not None:
                 return items
         return [calls]
 
-    def _read(self, item: Any, index: int) -> tuple[ToolFormat, ToolCall] | None:
+    def _read(
+        self, item: Any, index: int, likely: ToolFormat | None = None
+    ) -> tuple[ToolFormat, ToolCall] | None:
         item = plain(item)
         if isinstance(item, ToolCall):
             return self._formats.get("toolplug") or _NATIVE, item
@@ -90,7 +91,9 @@ class FormatRegistry(Mapping[str, ToolFormat]):
                 f"item {index} of the calls is {type(item).__name__}, not a tool call"
             )
         skipped = False
-        for fmt in self._detecting():
+        # The format of the batch so far first: the rest of a batch is in it too.
+        order = self._detection if likely is None else [likely, *self._detection]
+        for fmt in order:
             try:
                 call = fmt.read_call(item, index)
             except KeyError as exc:
@@ -131,7 +134,7 @@ class FormatRegistry(Mapping[str, ToolFormat]):
         found: ToolFormat | None = None
         out: list[ToolCall] = []
         for index, item in enumerate(self._items(calls)):
-            read = self._read(item, index)
+            read = self._read(item, index, found)
             if read is None:
                 continue
             fmt, call = read
