@@ -67,6 +67,23 @@ class _NoExecutor(Exception):
     """The definition has no executor."""
 
 
+def _prepare(
+    tool: ToolDefinition[Any, Any], arguments: Any, timeout: float | None
+) -> tuple[Action, list[str], float | None, HookCaller | None] | Observation:
+    """What both entry points do first: the action and its repair notes, the time limit,
+    and the hook to call (``None`` when no plugin implements it); or the error
+    observation for arguments that do not fit."""
+    try:
+        action, notes = tool.parse_action(arguments)
+    except ArgumentError as exc:
+        return Observation.error(f"Tool '{tool.name}': {exc}")
+    limit = timeout if timeout is not None else tool.timeout
+    hooks = tool._hooks
+    if hooks is not None and not _has_plugin_impls(hooks):
+        hooks = None
+    return action, notes, limit, hooks
+
+
 class Runner:
     """Runs one executor from sync and async callers; built once per executor.
 
@@ -93,13 +110,11 @@ class Runner:
     ) -> Observation:
         """Parse, run (through the hook when a plugin implements it) and observe. Never raises."""
         try:
-            try:
-                action, notes = tool.parse_action(arguments)
-            except ArgumentError as exc:
-                return Observation.error(f"Tool '{tool.name}': {exc}")
-            limit = timeout if timeout is not None else tool.timeout
-            hooks = tool._hooks
-            if hooks is None or not _has_plugin_impls(hooks):
+            prepared = _prepare(tool, arguments, timeout)
+            if isinstance(prepared, Observation):
+                return prepared
+            action, notes, limit, hooks = prepared
+            if hooks is None:
                 observation = self.run(tool.name, action, limit)
             else:
                 observation = _call_hook(hooks, tool, _Pending(self, action, limit, None))
@@ -112,13 +127,11 @@ class Runner:
     ) -> Observation:
         """Async :meth:`call`. Never raises (cancellation aside)."""
         try:
-            try:
-                action, notes = tool.parse_action(arguments)
-            except ArgumentError as exc:
-                return Observation.error(f"Tool '{tool.name}': {exc}")
-            limit = timeout if timeout is not None else tool.timeout
-            hooks = tool._hooks
-            if hooks is None or not _has_plugin_impls(hooks):
+            prepared = _prepare(tool, arguments, timeout)
+            if isinstance(prepared, Observation):
+                return prepared
+            action, notes, limit, hooks = prepared
+            if hooks is None:
                 observation = await self.arun(tool.name, action, limit)
             else:
                 pending = _Pending(self, action, limit, asyncio.get_running_loop())

@@ -12,6 +12,12 @@ from toolplug.model import Observation, ToolCall
 from toolplug.schema import check_openai_strict, to_strict
 
 
+def openai_parameters(tool: Any, *, strict: bool, security_risk: bool) -> dict[str, Any]:
+    """A tool's input schema as both OpenAI APIs take it (strict mode's rules if asked)."""
+    params: dict[str, Any] = tool.input_schema(security_risk=security_risk)
+    return to_strict(params) if strict else params
+
+
 class OpenAIChatFormat(ToolFormat):
     """OpenAI Chat Completions (and the many APIs that copy it)."""
 
@@ -28,13 +34,10 @@ class OpenAIChatFormat(ToolFormat):
         strict: bool = False,
         **options: Any,
     ) -> dict[str, Any]:
-        params = tool.input_schema(security_risk=security_risk)
-        if strict:
-            params = to_strict(params)
         function = {
             "name": name or tool.name,
             "description": tool.description,
-            "parameters": params,
+            "parameters": openai_parameters(tool, strict=strict, security_risk=security_risk),
             "strict": strict,
         }
         return {"type": "function", "function": function}

@@ -7,8 +7,9 @@ from typing import Any
 
 from toolplug.content import ImageContent, block_as_text
 from toolplug.formats.base import SKIP, NotACall, ToolFormat, require, result_text
+from toolplug.formats.openai_chat import openai_parameters
 from toolplug.model import Observation, ToolCall
-from toolplug.schema import check_openai_strict, to_strict
+from toolplug.schema import check_openai_strict
 
 
 class OpenAIResponsesFormat(ToolFormat):
@@ -28,14 +29,11 @@ class OpenAIResponsesFormat(ToolFormat):
         strict: bool = False,
         **options: Any,
     ) -> dict[str, Any]:
-        params = tool.input_schema(security_risk=security_risk)
-        if strict:
-            params = to_strict(params)
         return {
             "type": "function",
             "name": name or tool.name,
             "description": tool.description,
-            "parameters": params,
+            "parameters": openai_parameters(tool, strict=strict, security_risk=security_risk),
             "strict": strict,
         }
 
