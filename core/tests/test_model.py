@@ -104,3 +104,15 @@ def test_anthropic_error_flag_and_openai_text() -> None:
         "call_id": "t1",
         "output": "nope",
     }
+
+
+def test_printable_escapes_what_utf8_cannot_carry() -> None:
+    import os
+
+    from toolplug import printable
+
+    name = os.fsdecode(b"caf\xe9.txt")  # a Latin-1 file name, as Python lists it
+    assert printable(name) == "caf\\xe9.txt"
+    assert printable("a\ud800b") == "a\\ud800b"
+    assert printable("déjà vu") == "déjà vu"
+    printable(name).encode("utf-8")  # now valid

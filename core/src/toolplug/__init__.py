@@ -27,6 +27,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "TextResourceContents",
         "BlobResourceContents",
         "ContentBlock",
+        "printable",
     ),
     "toolplug.definition": ("ToolExecutor", "ToolDefinition", "tool"),
     "toolplug.context": ("ToolContext", "Tool"),
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
         ResourceLink as ResourceLink,
         TextContent as TextContent,
         TextResourceContents as TextResourceContents,
+        printable as printable,
     )
     from toolplug.context import Tool as Tool, ToolContext as ToolContext
     from toolplug.definition import (

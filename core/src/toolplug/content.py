@@ -117,3 +117,32 @@ def block_as_text(block: BaseModel) -> str:
             return f"[resource {res.uri}]\n{res.text}"
         return f"[resource {res.uri}, {res.mimeType or 'binary'}: not shown here]"
     return str(block)
+
+
+def printable(text: str) -> str:
+    """``text`` as valid UTF-8, with what cannot be encoded shown escaped.
+
+    A file name that is not UTF-8 reaches Python as lone surrogates (``os.fsdecode``'s
+    ``surrogateescape``), and a model can send a lone ``\\ud800``: neither encodes as
+    UTF-8, so JSON, MCP and terminals refuse it. Each byte of such a name is shown as
+    ``\\xNN`` (``caf\\xe9.txt``), any other lone surrogate as ``\\udNNN``; every tool
+    shows names this one way. Valid text comes back as it is.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return text
+    out = []
+    for char in text:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that surrogateescape kept
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
