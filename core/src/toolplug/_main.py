@@ -29,15 +29,16 @@ def _plugins_fast(args: list[str]) -> bool:
             selection = arg.partition("=")[2]
         else:
             return False
+    from toolplug._text import printable
     from toolplug.errors import ToolError
     from toolplug.listing import check_status, plugin_reports, render_plugins
 
     try:
         reports = plugin_reports(selection, check=check)
     except ToolError as exc:
-        sys.stderr.write(f"Error: {exc}\n")
+        sys.stderr.write(printable(f"Error: {exc}\n"))
         sys.exit(2)
-    sys.stdout.write(render_plugins(reports, as_json=as_json, check=check))
+    sys.stdout.write(printable(render_plugins(reports, as_json=as_json, check=check)))
     if check:
         sys.stdout.flush()
         sys.exit(check_status(reports))

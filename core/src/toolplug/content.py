@@ -11,7 +11,13 @@ import mimetypes
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from toolplug._text import printable as printable
+
+#: Text that is always valid UTF-8: a lone surrogate (a non-UTF-8 file name, a model's
+#: ``"\ud800"``) is shown escaped by :func:`printable`, so JSON, MCP and terminals take it.
+_Printable = Annotated[str, AfterValidator(printable)]
 
 
 class _Block(BaseModel):
@@ -23,10 +29,10 @@ class _Block(BaseModel):
 
 
 class TextContent(_Block):
-    """Plain text for the model."""
+    """Plain text for the model; always valid UTF-8 (lone surrogates are escaped)."""
 
     type: Literal["text"] = "text"
-    text: str = Field(description="The text.")
+    text: _Printable = Field(description="The text.")
 
 
 class ImageContent(_Block):
@@ -117,32 +123,3 @@ def block_as_text(block: BaseModel) -> str:
             return f"[resource {res.uri}]\n{res.text}"
         return f"[resource {res.uri}, {res.mimeType or 'binary'}: not shown here]"
     return str(block)
-
-
-def printable(text: str) -> str:
-    """``text`` as valid UTF-8, with what cannot be encoded shown escaped.
-
-    A file name that is not UTF-8 reaches Python as lone surrogates (``os.fsdecode``'s
-    ``surrogateescape``), and a model can send a lone ``\\ud800``: neither encodes as
-    UTF-8, so JSON, MCP and terminals refuse it. Each byte of such a name is shown as
-    ``\\xNN`` (``caf\\xe9.txt``), any other lone surrogate as ``\\udNNN``; every tool
-    shows names this one way. Valid text comes back as it is.
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        pass
-    else:
-        return text
-    out = []
-    for char in text:
-        code = ord(char)
-        if 0xDC80 <= code <= 0xDCFF:  # a byte that surrogateescape kept
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(char)
-    return "".join(out)

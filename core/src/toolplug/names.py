@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+from toolplug._text import VALUE_LIMIT, cut, cut_list
+
 __all__ = [
     "MAX_LENGTH",
     "NameMap",
@@ -36,6 +38,7 @@ MAX_LENGTH = 64
 _VALID = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 _INVALID_RUN = re.compile(r"[^A-Za-z0-9_-]+")
 _HASH_LENGTH = 8
+_LISTED = 100  # tool names an unknown-tool message lists: a model picks from them
 
 
 def _readable(name: str) -> str:
@@ -124,9 +127,13 @@ def unknown_tool_message(name: str, known: Iterable[str], *, aliases: Iterable[s
 
     It suggests the closest of ``known`` and ``aliases`` (difflib's ratio, as a
     spelling checker would) and lists the ``known`` names; aliases are only suggested,
-    not listed, since every alias leads to a listed tool.
+    not listed, since every alias leads to a listed tool. The name echoed is cut to a
+    bounded length, and at most 100 names are listed, with a note for the rest.
     """
     known = list(known)
-    close = difflib.get_close_matches(name, [*known, *aliases], n=1)
+    close = []
+    if len(name) <= VALUE_LIMIT:  # a long name is like no tool's, and slow to compare
+        close = difflib.get_close_matches(name, [*known, *aliases], n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
-    return f"There is no tool named '{name}'.{hint} Available tools: {', '.join(known) or 'none'}."
+    listed = cut_list(known, _LISTED) or "none"
+    return f"There is no tool named '{cut(name)}'.{hint} Available tools: {listed}."
