@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from toolplug._text import LIST_LIMIT, cut, cut_list
 from toolplug.errors import ArgumentError
 from toolplug.schema import SECURITY_RISK_FIELD
 
@@ -32,6 +33,43 @@ _STRUCTURE_ERRORS = {
 _MAX_REPAIR_ROUNDS = 4
 
 
+def unreadable(exc: BaseException, what: str = "The arguments", plural: bool = True) -> str | None:
+    """The message for data that broke the reading itself (``what`` could not be read),
+    or ``None`` for any other exception.
+
+    ``json.loads``, ``json.dumps`` and ``str(int)`` raise ``RecursionError`` on very
+    deep data and ``ValueError`` on integers over ``sys.get_int_max_str_digits()``;
+    pydantic's serializer raises ``ValueError`` ("Maximum serialization depth
+    exceeded") on deep data. Those messages are told apart by their text.
+    """
+    be, hold = ("are", "hold") if plural else ("is", "holds")
+    too_deep = (
+        f"{what} {be} nested too deeply to read (about 1,000 levels or more). Send flatter JSON."
+    )
+    if isinstance(exc, RecursionError):
+        return too_deep
+    if isinstance(exc, ValueError):
+        text = str(exc)
+        if "integer string conversion" in text:
+            return (
+                f"{what} {hold} an integer with more digits than can be read "
+                "(Python reads at most 4,300). Send it as a string."
+            )
+        if "depth exceeded" in text:
+            return too_deep
+    return None
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``; arguments too deep or too long to read are an ArgumentError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (RecursionError, ValueError) as exc:
+        raise ArgumentError(unreadable(exc) or f"The arguments cannot be read: {exc}") from None
+
+
 def parse_arguments(arguments: Any) -> tuple[dict[str, Any], list[str]]:
     """Decode arguments given as a dict, a JSON string or bytes into a dict.
 
@@ -46,7 +84,7 @@ def parse_arguments(arguments: Any) -> tuple[dict[str, Any], list[str]]:
         arguments = arguments.decode("utf-8", errors="replace")
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = _loads(arguments)
         except json.JSONDecodeError as exc:
             raise ArgumentError(
                 f"The arguments are not valid JSON ({exc.msg} at line {exc.lineno}, "
@@ -55,7 +93,7 @@ def parse_arguments(arguments: Any) -> tuple[dict[str, Any], list[str]]:
             ) from None
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments)
+                arguments = _loads(arguments)
                 notes.append("the arguments were JSON-encoded twice; decoded them once more")
             except json.JSONDecodeError:
                 pass
@@ -83,7 +121,10 @@ def validate_action(
     except ValidationError as first_error:
         original = error = first_error
     for _ in range(_MAX_REPAIR_ROUNDS):
-        repaired = _repair(action_type, arguments, error, notes)
+        try:
+            repaired = _repair(action_type, arguments, error, notes)
+        except (RecursionError, ValueError):  # data too deep or too long to copy
+            repaired = None
         if repaired is None:
             break
         arguments = repaired
@@ -107,7 +148,7 @@ def _repair(
     for err in error.errors():
         loc = err["loc"]
         value = err.get("input")
-        path = ".".join(str(part) for part in loc)
+        path = cut(".".join(str(part) for part in loc))
         if err["type"] == "extra_forbidden" and _delete(fixed, loc):
             notes.append(f"ignored the unknown argument '{path}'")
             changed = True
@@ -126,7 +167,7 @@ def _repair(
             field = owner.model_fields.get(loc[-1]) if owner is not None else None
             data_loc = (*where, loc[-1])
             if field is not None and not field.is_required() and _delete(fixed, data_loc):
-                shown = ".".join(str(part) for part in data_loc)
+                shown = cut(".".join(str(part) for part in data_loc))
                 notes.append(f"'{shown}' was null; used its default instead")
                 changed = True
     return fixed if changed else None
@@ -223,7 +264,10 @@ def _kind(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):  # too deep, or an integer too long to print
+        return f"{_kind(value)} too large to show"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -245,6 +289,11 @@ def _type_of(prop: dict[str, Any]) -> str:
     if "$ref" in prop:
         return "object"
     return "any"
+
+
+def notes_text(notes: list[str]) -> str:
+    """The note an observation carries about repaired arguments (at most ``LIST_LIMIT``)."""
+    return "Note: " + cut_list(notes, sep="; ") + "."
 
 
 def describe_schema(schema: dict[str, Any]) -> str:
@@ -271,16 +320,23 @@ def describe_parameters(action_type: type[BaseModel]) -> str:
 
 
 def describe_validation_error(action_type: type[BaseModel], error: ValidationError) -> str:
-    """A message a model can act on: each bad field, what was expected, what came."""
+    """A message a model can act on: each bad field, what was expected, what came.
+
+    At most ``LIST_LIMIT`` fields are described, each path cut to a bounded length; a
+    last line says how many more there were.
+    """
     lines = ["Invalid arguments:"]
-    for err in error.errors(include_url=False):
-        path = ".".join(str(part) for part in err["loc"]) or "(arguments)"
+    errors = error.errors(include_url=False)
+    for err in errors[:LIST_LIMIT]:
+        path = cut(".".join(str(part) for part in err["loc"]) or "(arguments)")
         if err["type"] == "missing":
             lines.append(f"- {path}: this required field is missing")
         elif err["type"] == "extra_forbidden":
             lines.append(f"- {path}: not a parameter of this tool")
         else:
             lines.append(f"- {path}: {err['msg']} (got {_short(err.get('input'))})")
+    if len(errors) > LIST_LIMIT:
+        lines.append(f"- ... ({len(errors) - LIST_LIMIT:,} more problems not shown)")
     lines.append("The parameters are:")
     lines.append(describe_parameters(action_type))
     return "\n".join(lines)

@@ -25,7 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolplug.arguments import validate_action
+from toolplug._text import LIST_LIMIT, cut, cut_list
+from toolplug.arguments import unreadable, validate_action
 from toolplug.definition import ToolDefinition
 from toolplug.dispatch import LatentObservation, ToolCall, dispatch
 from toolplug.errors import ArgumentError, ComposeError
@@ -192,6 +193,9 @@ def _load(response: Any) -> dict[str, Any]:
                 f"The response is not valid JSON ({exc.msg} at line {exc.lineno}, column "
                 f"{exc.colno}). Send one JSON object with 'calls' and 'output'."
             ) from None
+        except (RecursionError, ValueError) as exc:  # too deep, or an integer too long
+            message = unreadable(exc, "The response", plural=False)
+            raise ComposeError(message or f"The response cannot be read: {exc}") from None
     if not isinstance(response, dict):
         raise ComposeError(
             f"The response must be a JSON object with 'calls' and 'output', "
@@ -200,7 +204,7 @@ def _load(response: Any) -> dict[str, Any]:
     unknown = sorted(set(response) - {"calls", "output"})
     if unknown:
         raise ComposeError(
-            f"Unknown keys in the response: {', '.join(unknown)}. "
+            f"Unknown keys in the response: {cut_list(unknown)}. "
             "It takes only 'calls' (an array) and 'output'."
         )
     calls = response.get("calls", [])
@@ -242,10 +246,16 @@ def _check_output(value: Any, output_schema: OutputSchema, *, strict: bool) -> A
     validator = jsonschema.Draft202012Validator(wanted)
     if strict:
         value = _Nulls(wanted, validator).drop(value, wanted)
+    try:
+        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    except RecursionError as exc:
+        raise ComposeError(unreadable(exc, "The 'output'", plural=False) or "") from None
     problems = [
-        f"- output{''.join(f'[{p!r}]' for p in err.absolute_path)}: {err.message}"
-        for err in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+        cut(f"- output{''.join(f'[{p!r}]' for p in err.absolute_path)}: {err.message}", 300)
+        for err in errors[:LIST_LIMIT]
     ]
+    if len(errors) > LIST_LIMIT:
+        problems.append(f"- ... ({len(errors) - LIST_LIMIT:,} more problems not shown)")
     if problems:
         raise ComposeError("Invalid 'output':\n" + "\n".join(problems))
     return value

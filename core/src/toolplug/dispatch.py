@@ -46,12 +46,14 @@ from typing import Any
 
 from pydantic import Field
 
+from toolplug.arguments import notes_text, unreadable
 from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ArgumentError, DispatchError
 from toolplug.formats import ToolFormat, default_formats
 from toolplug.model import Observation, ToolCall
 from toolplug.names import NameMap, name_map, provider_name, unknown_tool_message
+from toolplug.runner import describe
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -107,12 +109,15 @@ def _latent(tool: AnyTool, call: ToolCall) -> Observation:
     """Validate a latent tool's call; its arguments are its result."""
     try:
         action, notes = tool.parse_action(call.arguments)
+        data = action.model_dump(mode="json")
+        text = json.dumps(data, ensure_ascii=False)
     except ArgumentError as exc:
         return Observation.error(f"Tool '{tool.name}': {exc}")
-    data = action.model_dump(mode="json")
-    content: list[ContentBlock] = [TextContent(text=json.dumps(data, ensure_ascii=False))]
+    except Exception as exc:  # too deep or too long to read, or a broken parse_action
+        return Observation.error(f"Tool '{tool.name}': {unreadable(exc) or describe(exc)}")
+    content: list[ContentBlock] = [TextContent(text=text)]
     if notes:
-        content.insert(0, TextContent(text="Note: " + "; ".join(notes) + "."))
+        content.insert(0, TextContent(text=notes_text(notes)))
     return LatentObservation(content=content, data=data)
 
 
@@ -212,7 +217,7 @@ def _call(job: _Job, timeout: float | None) -> Observation:
     try:
         return job.tool.call(job.call.arguments, timeout=timeout)
     except Exception as exc:  # call() never raises; this is the last guard
-        return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
+        return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
 
 
 async def _acall(job: _Job, timeout: float | None) -> Observation:
@@ -220,7 +225,7 @@ async def _acall(job: _Job, timeout: float | None) -> Observation:
     try:
         return await job.tool.acall(job.call.arguments, timeout=timeout)
     except Exception as exc:
-        return Observation.error(f"Tool '{job.tool.name}' failed: {type(exc).__name__}: {exc}")
+        return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
 
 
 class _Batch:

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from toolplug import _builtin_hooks
 from toolplug._builtin_hooks import PENDING
+from toolplug._text import MESSAGE_LIMIT, cut
+from toolplug.arguments import notes_text, unreadable
 from toolplug.content import (
     AudioContent,
     EmbeddedResource,
@@ -77,6 +79,11 @@ def _prepare(
         action, notes = tool.parse_action(arguments)
     except ArgumentError as exc:
         return Observation.error(f"Tool '{tool.name}': {exc}")
+    except (RecursionError, ValueError) as exc:  # a parse_action of a tool's own
+        message = unreadable(exc)
+        if message is None:
+            raise
+        return Observation.error(f"Tool '{tool.name}': {message}")
     limit = timeout if timeout is not None else tool.timeout
     hooks = tool._hooks
     if hooks is not None and not _has_plugin_impls(hooks):
@@ -357,16 +364,19 @@ def timed_out(name: str, timeout: float | None) -> Observation:
 
 
 def describe(exc: BaseException) -> str:
-    """``Type: message`` for an exception, even one whose ``str()`` raises."""
+    """``Type: message`` for an exception, even one whose ``str()`` raises.
+
+    The message is cut to ``MESSAGE_LIMIT`` characters: it often quotes the input.
+    """
     try:
         message = str(exc) or "(no message)"
     except Exception as inner:
         message = f"(its message could not be read: {type(inner).__name__})"
-    return f"{type(exc).__name__}: {message}"
+    return f"{type(exc).__name__}: {cut(message, MESSAGE_LIMIT)}"
 
 
 def _with_notes(observation: Observation, notes: list[str]) -> Observation:
-    note = TextContent(text="Note: " + "; ".join(notes) + ".")
+    note = TextContent(text=notes_text(notes))
     return observation.model_copy(update={"content": [note, *observation.content]})
 
 
