@@ -36,7 +36,9 @@ class AnthropicFormat(ToolFormat):
             return None  # a Gemini Content has "parts" and a role: not a message here
         if "role" in data or data.get("type") == "message":
             content = data["content"]  # a message; one with text content holds no call
-            return list(content) if isinstance(content, list) else []
+            if isinstance(content, list):
+                return list(content)
+            return [] if isinstance(content, str) else None
         return None
 
     def read_call(self, item: Any, index: int) -> ToolCall | NotACall | None:

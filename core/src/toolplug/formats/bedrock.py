@@ -47,7 +47,10 @@ class BedrockFormat(ToolFormat):
             return None
         output = data.get("output")
         if isinstance(output, dict) and "message" in output:  # a whole Converse response
-            content = (plain(output["message"]) or {}).get("content")
+            message = plain(output["message"])
+            if not isinstance(message, dict):
+                return None  # not a response after all: read as an item (and refused)
+            content = message.get("content")
             return list(content) if isinstance(content, list) else []
         return None  # a message is unwrapped as Anthropic's are: the same shape
 

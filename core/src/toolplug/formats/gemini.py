@@ -167,8 +167,9 @@ class GeminiFormat(ToolFormat):
             return None
         candidates = data.get("candidates")
         if isinstance(candidates, list):  # a whole GenerateContentResponse
-            content = plain(candidates[0]).get("content") if candidates else None
-            data = plain(content) or {}
+            first = plain(candidates[0]) if candidates else None
+            content = plain(first.get("content")) if isinstance(first, dict) else None
+            data = content if isinstance(content, dict) else {}
         parts = data.get("parts")
         if isinstance(parts, list):  # a Content
             return list(parts)

@@ -46,7 +46,10 @@ class OpenAIChatFormat(ToolFormat):
         if not isinstance(data, dict):
             return None
         if isinstance(data.get("choices"), list) and data["choices"]:  # a whole ChatCompletion
-            data = plain(data["choices"][0]).get("message") or {}
+            choice = plain(data["choices"][0])
+            data = plain(choice.get("message")) if isinstance(choice, dict) else None
+            if not isinstance(data, dict):
+                return None  # not a completion after all: read as an item (and refused)
         if "tool_calls" in data:  # an assistant message
             return list(data["tool_calls"] or [])
         return None

@@ -3,9 +3,11 @@ of calls in whichever of them it came."""
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from toolplug._text import cut
 from toolplug.errors import DispatchError, FormatError
 from toolplug.formats.base import NotACall, ToolFormat, plain
 from toolplug.formats.native import ToolplugFormat
@@ -13,6 +15,39 @@ from toolplug.model import ToolCall
 
 #: How ToolCall items are read when no registered format is named "toolplug".
 _NATIVE = ToolplugFormat()
+
+# What an error shows of the calls: a bounded repr, however large or deep they are.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 80, 80
+_REPR.maxdict = _REPR.maxlist = _REPR.maxtuple = 6
+
+
+def _shown(value: Any) -> str:
+    """A short repr of ``value`` for an error message (never more than a few hundred
+    characters, never a RecursionError)."""
+    try:
+        return cut(_REPR.repr(value), 300)
+    except Exception:  # a repr of a user's object that raises
+        return f"<{type(value).__name__}>"
+
+
+def _plain(value: Any) -> Any:
+    """:func:`plain`, with an SDK object whose dump fails as a DispatchError."""
+    try:
+        return plain(value)
+    except Exception as exc:
+        raise DispatchError(
+            f"the calls hold a {type(value).__name__} that could not be read: {_problem(exc)}"
+        ) from None
+
+
+def _problem(exc: Exception) -> str:
+    """``Type: message`` of what a format raised, cut to a bounded length."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = ""
+    return f"{type(exc).__name__}: {cut(message)}" if message else type(exc).__name__
 
 
 class FormatRegistry(Mapping[str, ToolFormat]):
@@ -48,9 +83,9 @@ class FormatRegistry(Mapping[str, ToolFormat]):
     def __getitem__(self, name: str) -> ToolFormat:
         try:
             return self._formats[name]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: a name that cannot be hashed
             raise FormatError(
-                f"unknown format {name!r}; choose one of {', '.join(self._formats)}"
+                f"unknown format {_shown(name)}; choose one of {', '.join(self._formats)}"
             ) from None
 
     def __contains__(self, name: object) -> bool:
@@ -69,21 +104,34 @@ class FormatRegistry(Mapping[str, ToolFormat]):
 
     def _items(self, calls: Any) -> list[Any]:
         """The items of a batch: whole messages, responses and requests are unwrapped."""
-        calls = plain(calls)
+        calls = _plain(calls)
         if calls is None:
             return []
         if isinstance(calls, (list, tuple)):
             return list(calls)
         for fmt in self._detection:
-            items = fmt.unwrap(calls)
+            try:
+                items = fmt.unwrap(calls)
+            except DispatchError:
+                raise
+            except Exception as exc:  # a field of the wrong type where a message was
+                raise DispatchError(
+                    f"the calls are malformed for {fmt.title or fmt.name}: "
+                    f"{_problem(exc)}: {_shown(calls)}"
+                ) from None
             if items is not None:
+                if not isinstance(items, list):
+                    raise DispatchError(
+                        f"the format {fmt.name!r} unwrapped the calls into "
+                        f"{type(items).__name__}, not a list (a bug in the format)"
+                    )
                 return items
         return [calls]
 
     def _read(
         self, item: Any, index: int, likely: ToolFormat | None = None
     ) -> tuple[ToolFormat, ToolCall] | None:
-        item = plain(item)
+        item = _plain(item)
         if isinstance(item, ToolCall):
             return self._formats.get("toolplug") or _NATIVE, item
         if not isinstance(item, dict):
@@ -96,23 +144,32 @@ class FormatRegistry(Mapping[str, ToolFormat]):
         for fmt in order:
             try:
                 call = fmt.read_call(item, index)
+            except DispatchError:
+                raise
             except KeyError as exc:
+                missing = _shown(exc.args[0]) if exc.args else "field"
                 raise DispatchError(
-                    f"tool call {index} ({fmt.title}) has no {exc.args[0]!r}: {item!r:.200}"
+                    f"tool call {index} ({fmt.title}) has no {missing}: {_shown(item)}"
                 ) from None
-            except (TypeError, AttributeError) as exc:
+            except Exception as exc:  # a field of the wrong type, or a broken format
                 raise DispatchError(
-                    f"tool call {index} is malformed for {fmt.title}: {exc}: {item!r:.200}"
+                    f"tool call {index} is malformed for {fmt.title or fmt.name}: "
+                    f"{_problem(exc)}: {_shown(item)}"
                 ) from None
             if isinstance(call, NotACall):
                 skipped = True
-            elif call is not None:
+            elif isinstance(call, ToolCall):
                 if not isinstance(call.name, str):
                     raise DispatchError(f"tool call {index} has a name that is not a string")
                 return fmt, call
+            elif call is not None:
+                raise DispatchError(
+                    f"the format {fmt.name!r} read item {index} as {type(call).__name__}, "
+                    "not a ToolCall (a bug in the format)"
+                )
         if skipped or "type" in item:
             return None  # text, thinking, reasoning...: not a call to run
-        raise DispatchError(f"item {index} is not a tool call of any known format: {item!r:.200}")
+        raise DispatchError(f"item {index} is not a tool call of any known format: {_shown(item)}")
 
     def parse_calls(
         self, calls: Any, format: str | None = None
