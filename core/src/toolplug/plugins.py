@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from toolplug._text import MESSAGE_LIMIT, cut, cut_list
 from toolplug.errors import PluginSelectionError
 
 if TYPE_CHECKING:
@@ -36,10 +37,70 @@ class PluginReport:
     status: str = "not loaded"  # "ok", "broken", "disabled" or "not loaded"
     error: str | None = None
     tools: list[str] = field(default_factory=list)
+    #: Tool names this plugin shares with another plugin: one message per name, naming
+    #: every distribution. None of them gets the name, the plugin's other tools load.
+    conflicts: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, as ``toolplug plugins --json`` prints it."""
         return asdict(self)
+
+
+class LoadGuard:
+    """Tells a plugin's own ``KeyboardInterrupt`` from the user's Ctrl-C while loading.
+
+    Loading runs plugin code (its import, its hooks), and a plugin that calls
+    ``sys.exit()`` or raises ``KeyboardInterrupt`` (or any ``BaseException``) there is
+    broken like one that raises ``ValueError``: the loaders catch ``BaseException`` and
+    report it. A real Ctrl-C must still stop the host, so while the guard is entered
+    (in the main thread), a SIGINT handler records that a SIGINT arrived and then does
+    what the handler before it did (Python's own raises ``KeyboardInterrupt``). A
+    failure that comes after a real SIGINT is the user's interrupt, not the plugin's:
+    :meth:`check` raises ``KeyboardInterrupt`` for it, and leaving the guard raises it
+    if a plugin swallowed the interrupt. In another thread no SIGINT is delivered (Python
+    runs signal handlers in the main thread), so every failure there is the plugin's.
+    """
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._previous: Any = None
+
+    def __enter__(self) -> LoadGuard:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        previous = signal.getsignal(signal.SIGINT)
+        if not callable(previous):  # SIG_IGN or SIG_DFL: no KeyboardInterrupt to tell apart
+            return self
+
+        def on_sigint(signum: int, frame: Any) -> Any:
+            self.interrupted = True
+            return previous(signum, frame)
+
+        try:
+            signal.signal(signal.SIGINT, on_sigint)
+        except ValueError:  # not the main interpreter
+            return self
+        self._previous = previous
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        if self._previous is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+        if self.interrupted and exc_type is None:
+            raise KeyboardInterrupt
+
+    def check(self, exc: BaseException) -> None:
+        """Raise ``KeyboardInterrupt`` if ``exc`` came after a real SIGINT; else return."""
+        if self.interrupted:
+            if isinstance(exc, KeyboardInterrupt):
+                raise exc
+            raise KeyboardInterrupt from exc
 
 
 def installed_entry_points() -> list[metadata.EntryPoint]:
@@ -98,7 +159,7 @@ def installed_plugins(
         unknown = [name for name in selection if name not in names]
         if unknown:
             raise PluginSelectionError(
-                f"plugin(s) not installed: {', '.join(unknown)}. "
+                f"plugin(s) not installed: {cut_list(unknown)}. "
                 f"Installed plugins: {', '.join(sorted(names)) or 'none'}."
             )
     reports = []
@@ -170,7 +231,11 @@ def error_text(exc: BaseException) -> str:
 
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    try:
+        message = cut(str(exc), MESSAGE_LIMIT)
+    except Exception as inner:
+        message = f"(its message could not be read: {type(inner).__name__})"
+    return f"{type(exc).__name__}{': ' if message else ''}{message}{where}"
 
 
 def known_hooks(pm: pluggy.PluginManager) -> list[str]:
@@ -264,24 +329,32 @@ def load_plugins(
 
     ``eps`` are the installed entry points, if the caller has read them already.
 
-    Plugins that fail to import, fail pluggy's checks, or whose entry-point name is
-    taken by another distribution are reported as broken and left out.
+    Plugins that fail to import (raising anything, ``SystemExit`` included), fail
+    pluggy's checks, or whose entry-point name is taken by another distribution are
+    reported as broken and left out. The user's Ctrl-C still stops the load (see
+    :class:`LoadGuard`).
     """
     pm = pm or plugin_manager()
     eps = installed_entry_points() if eps is None else eps
     reports = installed_plugins(plugins, eps=eps)
     # A name two distributions claim is already reported broken: neither is loaded.
     by_name = {ep.name: ep for ep in eps}
-    for report in reports:
-        if not report.enabled or report.error:
-            continue
-        try:
-            obj = by_name[report.name].load()
-        except Exception as exc:
-            report.status, report.error = "broken", error_text(exc)
-            continue
-        error = register_plugin(pm, report.name, obj)
-        report.status, report.error = ("broken", error) if error else ("ok", None)
+    with LoadGuard() as guard:
+        for report in reports:
+            if not report.enabled or report.error:
+                continue
+            try:
+                obj = by_name[report.name].load()
+            except BaseException as exc:  # sys.exit() at import too: see LoadGuard
+                guard.check(exc)
+                report.status, report.error = "broken", error_text(exc)
+                continue
+            try:
+                error = register_plugin(pm, report.name, obj)
+            except BaseException as exc:  # a plugin object whose attributes raise
+                guard.check(exc)
+                error = error_text(exc)
+            report.status, report.error = ("broken", error) if error else ("ok", None)
     return pm, reports
 
 
@@ -291,11 +364,17 @@ def call_each(
     kwargs_for: Callable[[str], dict[str, Any]],
     on_error: Callable[[str, BaseException], None],
 ) -> None:
-    """Call one hook plugin by plugin, so a failure is charged to the plugin that raised."""
+    """Call one hook plugin by plugin, so a failure is charged to the plugin that raised.
+
+    Any exception counts, ``SystemExit`` and the plugin's own ``KeyboardInterrupt``
+    included; the user's Ctrl-C still stops the call (see :class:`LoadGuard`).
+    """
     hook = getattr(pm.hook, hook_name)
-    for impl in reversed(hook.get_hookimpls()):
-        kwargs = kwargs_for(impl.plugin_name)
-        try:
-            impl.function(*[kwargs[name] for name in impl.argnames])
-        except Exception as exc:
-            on_error(impl.plugin_name, exc)
+    with LoadGuard() as guard:
+        for impl in reversed(hook.get_hookimpls()):
+            kwargs = kwargs_for(impl.plugin_name)
+            try:
+                impl.function(*[kwargs[name] for name in impl.argnames])
+            except BaseException as exc:  # sys.exit() in a hook too: see LoadGuard
+                guard.check(exc)
+                on_error(impl.plugin_name, exc)

@@ -47,8 +47,10 @@ __all__ = [
 def fill_formats(registry: FormatRegistry, pm: Any) -> list[tuple[str, BaseException]]:
     """Call every plugin's ``register_formats`` into ``registry``, plugin by plugin.
 
-    Returns ``(plugin name, error)`` for each plugin whose hook raised (none of its
-    formats is added) and for each format refused (a taken name: the first keeps it).
+    Returns ``(plugin name, error)`` for each plugin whose hook raised anything,
+    ``SystemExit`` included (none of its formats is added), and for each format refused
+    (a taken name: the first keeps it). The caller tells the user's Ctrl-C apart
+    (``toolplug.plugins.LoadGuard``).
     """
     failures: list[tuple[str, BaseException]] = []
     hook = pm.hook.register_formats
@@ -56,7 +58,7 @@ def fill_formats(registry: FormatRegistry, pm: Any) -> list[tuple[str, BaseExcep
         added: list[ToolFormat] = []
         try:
             impl.function(*[added.append for _ in impl.argnames])
-        except Exception as exc:
+        except BaseException as exc:  # sys.exit() too; the caller guards against Ctrl-C
             failures.append((impl.plugin_name, exc))
             continue
         for fmt in added:
