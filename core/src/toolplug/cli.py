@@ -36,7 +36,7 @@ class ToolplugGroup(click.Group):
         if self._plugins_loaded:
             return
         self._plugins_loaded = True
-        from toolplug.plugins import call_each, load_plugins
+        from toolplug.plugins import call_each, error_text, load_plugins
 
         try:
             pm, _ = load_plugins()
@@ -45,7 +45,9 @@ class ToolplugGroup(click.Group):
             return
 
         def on_error(plugin: str, exc: BaseException) -> None:
-            click.echo(f"warning: plugin '{plugin}' could not add commands: {exc}", err=True)
+            click.echo(
+                f"warning: plugin '{plugin}' could not add commands: {error_text(exc)}", err=True
+            )
 
         call_each(pm, "register_commands", lambda _: {"cli": self}, on_error)
 
@@ -67,8 +69,15 @@ def cli() -> None:
     """toolplug: typed tools for LLM agents, from installed plugins."""
 
 
+def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print ``text`` as valid UTF-8: a lone surrogate is shown escaped, never an error."""
+    from toolplug._text import printable
+
+    click.echo(printable(text), err=err, nl=nl)
+
+
 def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"Error: {message}", err=True)
+    _echo(f"Error: {message}", err=True)
     sys.exit(code)
 
 
@@ -95,7 +104,7 @@ def plugins(plugins: str | None, as_json: bool, check: bool) -> None:
     except ToolError as exc:
         _fail(str(exc))
         return
-    click.echo(render_plugins(reports, as_json=as_json, check=check), nl=False)
+    _echo(render_plugins(reports, as_json=as_json, check=check), nl=False)
     if check:
         sys.exit(check_status(reports))
 
@@ -122,6 +131,10 @@ def _load_all(
             created.extend((entry, tool) for tool in registry.resolve(entry.name, context))
         except ToolError as exc:
             problems.append(f"{entry.name}: {exc}")
+        except (Exception, SystemExit) as exc:  # a factory that fails: skipped, said so
+            from toolplug.plugins import error_text
+
+            problems.append(f"{entry.name}: could not be created: {error_text(exc)}")
     for report in registry.reports:
         if report.status == "broken":
             problems.append(f"plugin {report.name} is broken: {report.error}")
@@ -178,7 +191,7 @@ def tools(
         return
     with toolset:
         for problem in problems:
-            click.echo(f"warning: {problem}", err=True)
+            _echo(f"warning: {problem}", err=True)
         if fmt is not None and fmt not in toolset.formats:
             _fail(f"unknown format {fmt!r}; choose one of {', '.join(toolset.formats)}")
         if as_json or fmt:
@@ -191,13 +204,13 @@ def tools(
             also = f"  (also: {', '.join(aliases[tool.name])})" if tool.name in aliases else ""
             dist = entry.source and entry.source.distribution
             source = f"  [{dist} {entry.source.version}]" if dist else ""
-            click.echo(f"{tool.name}{also}{source}")
+            _echo(f"{tool.name}{also}{source}")
             if tool.origin:
-                click.echo(f"    from {tool.origin}")
+                _echo(f"    from {tool.origin}")
             first = (tool.description or "").strip().splitlines()[:1]
             if first:
-                click.echo(f"    {first[0]}")
-            click.echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
+                _echo(f"    {first[0]}")
+            _echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
 
 
 # -- call --------------------------------------------------------------------------------
@@ -257,6 +270,11 @@ def call(
     except json.JSONDecodeError as exc:
         _fail(f"ARGUMENTS is not valid JSON: {exc}")
         return
+    except (RecursionError, ValueError) as exc:  # too deep, or an integer too long
+        from toolplug.arguments import unreadable
+
+        _fail(f"ARGUMENTS cannot be read: {unreadable(exc) or exc}")
+        return
     registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
     try:
         registry = ToolRegistry.from_plugins(plugins, tools=[registered])
@@ -292,11 +310,11 @@ def call(
         from toolplug.formats import default_formats
 
         result = default_formats()["mcp"].render_result(ToolCall("", name), observation)
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        _echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         from toolplug.content import block_as_text
 
-        click.echo("\n".join(block_as_text(b) for b in observation.llm_content))
+        _echo("\n".join(block_as_text(b) for b in observation.llm_content))
     sys.exit(1 if observation.is_error else 0)
 
 

@@ -17,8 +17,9 @@ def plugin_reports(selection: str | Iterable[str] | None, *, check: bool) -> lis
 
 
 def check_status(reports: Sequence[PluginReport]) -> int:
-    """The exit status of ``toolplug plugins --check``: 1 if an enabled plugin is broken."""
-    return 1 if any(r.enabled and r.status == "broken" for r in reports) else 0
+    """The exit status of ``toolplug plugins --check``: 1 if an enabled plugin is broken
+    or shares a tool name with another."""
+    return 1 if any(r.enabled and (r.status == "broken" or r.conflicts) for r in reports) else 0
 
 
 def render_plugins(reports: Sequence[PluginReport], *, as_json: bool, check: bool) -> str:
@@ -38,4 +39,5 @@ def render_plugins(reports: Sequence[PluginReport], *, as_json: bool, check: boo
             lines.append(f"{'':<16} tools: {', '.join(r.tools)}")
         if r.error:
             lines.append(f"{'':<16} error: {r.error}")
+        lines.extend(f"{'':<16} conflict: {message}" for message in r.conflicts)
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolplug import plugins as _plugins
+from toolplug._text import cut_list
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolConflictError, ToolError, ToolParamsError, UnknownToolError
@@ -130,8 +131,16 @@ class ToolRegistry:
             pm.unregister(name=plugin)
 
         _plugins.call_each(pm, "register_tools", kwargs_for, on_error)
+        for name, message in registry.clashes().items():
+            entry = registry._tools[name]
+            for source in (entry.source, *entry.conflicts):
+                report = by_name.get(source.plugin) if source else None
+                if report is not None:
+                    report.conflicts.append(message)
         registry.formats = FormatRegistry()
-        for plugin, exc in fill_formats(registry.formats, pm):
+        with _plugins.LoadGuard():  # a Ctrl-C during it is raised on leaving
+            failures = fill_formats(registry.formats, pm)
+        for plugin, exc in failures:
             on_error(plugin, exc)
         registry.reports = reports
         registry._hooks = pm.hook.tool_call
@@ -203,6 +212,8 @@ class ToolRegistry:
         for tool_name in gone:
             del self._tools[tool_name]
         self._aliases = {a: n for a, n in self._aliases.items() if n not in gone}
+        for entry in self._tools.values():  # a name it contested is no longer contested
+            entry.conflicts = [s for s in entry.conflicts if s is None or s.plugin != plugin]
 
     # -- looking up ------------------------------------------------------------------
 
@@ -229,13 +240,13 @@ class ToolRegistry:
         if entry is None:
             raise UnknownToolError(self._unknown_message(name))
         if entry.conflicts:
-            sources = [entry.source, *entry.conflicts]
-            raise ToolConflictError(
-                f"the tool name '{name}' is registered by more than one plugin: "
-                + " and ".join(str(s or "the host") for s in sources)
-                + ". Uninstall or disable all but one of them."
-            )
+            raise ToolConflictError(_clash_message(entry))
         return entry
+
+    def clashes(self) -> dict[str, str]:
+        """Tool names that more than one plugin registered, each with the message that
+        names them all (``get`` and ``resolve`` raise :class:`ToolConflictError` with it)."""
+        return {e.name: _clash_message(e) for e in self._tools.values() if e.conflicts}
 
     def _unknown_message(self, name: str) -> str:
         message = unknown_tool_message(name, self.names(), aliases=list(self._aliases))
@@ -256,7 +267,7 @@ class ToolRegistry:
         if entry.kind == "instance":
             if params:
                 raise ToolParamsError(
-                    f"tool '{entry.name}' takes no params, got: {', '.join(params)}"
+                    f"tool '{entry.name}' takes no params, got: {cut_list(list(params))}"
                 )
             created: Any = [entry.target]
         else:
@@ -278,6 +289,15 @@ class ToolRegistry:
                     "not ToolDefinition objects"
                 )
         return [tool.bind_hooks(self._hooks) for tool in tools]
+
+
+def _clash_message(entry: Registration) -> str:
+    sources = [entry.source, *entry.conflicts]
+    return (
+        f"the tool name '{entry.name}' is registered by more than one plugin: "
+        + " and ".join(str(s or "the host") for s in sources)
+        + "; none of them is loaded. Uninstall or disable all but one of them."
+    )
 
 
 def _check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
@@ -302,7 +322,7 @@ def _check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]
     if unknown and not takes_any:
         takes = ", ".join(accepted) if accepted else "no params"
         raise ToolParamsError(
-            f"tool '{name}' does not take the param(s) {', '.join(unknown)}; it takes: {takes}"
+            f"tool '{name}' does not take the param(s) {cut_list(unknown)}; it takes: {takes}"
         )
     missing = [p for p in required if p not in params]
     if missing:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from toolplug.names import NameMap
 
 AnyTool = ToolDefinition[Any, Any]
+log = logging.getLogger("toolplug")
 
 
 class Toolset(Mapping[str, AnyTool]):
@@ -37,6 +39,8 @@ class Toolset(Mapping[str, AnyTool]):
         self._tools: dict[str, AnyTool] = {}
         self._aliases: dict[str, str] = {}
         self._closed = False
+        #: What :meth:`load` left out and why (a tool name two plugins registered).
+        self.problems: list[str] = []
         #: The provider formats this toolset exports to and dispatches from: the
         #: registry's (the core's and the loaded plugins'), else the core's own.
         self.formats: FormatRegistry = formats if formats is not None else default_formats()
@@ -61,6 +65,11 @@ class Toolset(Mapping[str, AnyTool]):
         plugins are imported (see :meth:`ToolRegistry.from_plugins`). A created tool
         answers to the aliases of the registration it came from. If one tool cannot be
         created, the ones already created are closed and the error is raised.
+
+        A tool name that two plugins registered raises :class:`ToolConflictError` when
+        ``specs`` names it; when loading everything, that name is left out, the rest is
+        loaded, and the clash (naming both distributions) is in :attr:`problems` and
+        logged as a warning on the ``toolplug`` logger.
         """
         parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
         if registry is None:
@@ -68,10 +77,15 @@ class Toolset(Mapping[str, AnyTool]):
             registry = ToolRegistry.from_plugins(plugins, tools=wanted)
         if context is None:
             context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
-        if parsed is None:
-            parsed = [Tool(name) for name in registry.names()]
-        granted = registry.aliases()  # not those another tool's name or alias has taken
         toolset = cls(formats=registry.formats)
+        if parsed is None:
+            # Everything: a name two plugins registered is left out, and said so.
+            clashes = registry.clashes()
+            parsed = [Tool(name) for name in registry.names() if name not in clashes]
+            toolset.problems.extend(clashes.values())
+            for message in clashes.values():
+                log.warning("Toolset.load(): %s", message)
+        granted = registry.aliases()  # not those another tool's name or alias has taken
         try:
             for spec in parsed:
                 entry = registry.get(spec.name)
