@@ -1,0 +1,527 @@
+"""The core against hostile or unlucky input: it never raises, and a broken plugin is skipped.
+
+Each test drives the real thing: tools called through ``call``/``acall``/dispatch, plugins
+laid out as installed distributions (``install_dist``), and the ``toolplug`` command in a
+subprocess. See docs/concepts.md, "Guarantees".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from core_test_tools import GOOD, make_echo_tool
+from hypothesis import HealthCheck, given, settings, strategies as st
+from pydantic import Field
+from toolplug import (
+    Action,
+    ComposeError,
+    DispatchError,
+    Observation,
+    TextContent,
+    ToolConflictError,
+    ToolDefinition,
+    ToolRegistry,
+    Toolset,
+    printable,
+)
+
+DEEP_JSON = '{"text": ' + "[" * 1000 + "]" * 1000 + "}"
+LONG_INT_JSON = '{"text": ' + "7" * 5000 + "}"
+
+
+def _deep(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _cli(site: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=site,
+        timeout=120,
+        **kwargs,
+    )
+
+
+@pytest.fixture
+def shout_site(install_dist: Any) -> Path:
+    """A good plugin: the entry point 'loud' registers the tool 'shout'."""
+    info = install_dist("toolplug-loud", "1.0.0", {"loud": "tp_test_loud"}, {"tp_test_loud": GOOD})
+    return Path(info).parent
+
+
+# -- arguments too deep or too long to read ------------------------------------------------
+
+
+class Anything(Action):
+    payload: Any = Field(description="Any JSON.")
+
+
+def _async_echo() -> ToolDefinition[Any, Any]:
+    async def run(action: Any) -> Observation:
+        return Observation.from_text(action.text)
+
+    tool = make_echo_tool()
+    return ToolDefinition(name="aecho", description="Echo.", action_type=tool.action_type,
+                          executor=run)  # fmt: skip
+
+
+def _unreadable_cases() -> list[tuple[str, Any, str]]:
+    return [
+        ("deep JSON text", DEEP_JSON, "nested too deeply"),
+        ("deep JSON bytes", DEEP_JSON.encode(), "nested too deeply"),
+        ("long integer in JSON", LONG_INT_JSON, "more digits than can be read"),
+        ("deep data", {"text": _deep(5000)}, "too large to show"),
+        ("long integer", {"text": 10**5000}, "too large to show"),
+        ("JSON encoded twice, deep", json.dumps(DEEP_JSON), "nested too deeply"),
+    ]
+
+
+@pytest.mark.parametrize(("label", "arguments", "expected"), _unreadable_cases())
+def test_arguments_too_deep_or_too_long_are_error_observations(
+    label: str, arguments: Any, expected: str
+) -> None:
+    for tool in (make_echo_tool(), _async_echo()):
+        observations = [tool.call(arguments), asyncio.run(tool.acall(arguments))]
+        for observation in observations:
+            assert observation.is_error, (label, observation.text)
+            assert expected in observation.text, observation.text
+            assert "RecursionError" not in observation.text
+            assert len(observation.text) < 2000
+
+
+def test_unreadable_arguments_through_dispatch_and_a_latent_tool() -> None:
+    latent = ToolDefinition(name="answer", description="The answer.", action_type=Anything)
+    with Toolset([make_echo_tool(), latent]) as tools:
+        calls = [
+            {"id": "1", "type": "function", "function": {"name": n, "arguments": a}}
+            for n in ("echo", "answer")
+            for a in (DEEP_JSON.replace("text", "payload"), LONG_INT_JSON)
+        ]
+        results = tools.dispatch(calls)
+        assert [r["tool_call_id"] for r in results] == ["1"] * 4
+        assert all("read" in r["content"] and "Traceback" not in r["content"] for r in results)
+        # A latent tool that accepts any JSON: data too deep to serialise is an error too.
+        (deep,) = tools.dispatch([{"name": "answer", "arguments": {"payload": _deep(5000)}}])
+        assert deep["isError"] and "too deeply" in deep["content"][0]["text"]
+
+
+def test_a_tool_with_its_own_parse_action_gets_the_same_message() -> None:
+    class OwnParse(ToolDefinition[Any, Any]):
+        def parse_action(self, arguments: Any) -> tuple[Any, list[str]]:
+            json.loads(arguments)  # a plugin's own reading, with no guard of its own
+            raise AssertionError("not reached")
+
+    tool = OwnParse(name="own", description="d", action_type=Anything, executor=lambda a: "x")
+    assert "nested too deeply" in tool.call(DEEP_JSON).text
+    assert "more digits" in asyncio.run(tool.acall(LONG_INT_JSON)).text
+
+
+@pytest.mark.parametrize("arguments", [DEEP_JSON, LONG_INT_JSON])
+def test_the_cli_refuses_unreadable_arguments_without_a_traceback(
+    shout_site: Path, arguments: str
+) -> None:
+    for out in (
+        _cli(shout_site, "call", "shout", arguments),
+        _cli(shout_site, "call", "shout", "-", input=arguments),
+    ):
+        assert out.returncode == 2, out.stderr
+        assert "Traceback" not in out.stderr
+        assert out.stderr.startswith("Error: ARGUMENTS cannot be read: The arguments ")
+
+
+# -- plugins that exit or interrupt while loading -------------------------------------------
+
+EXITS_AT_IMPORT = "import sys\nsys.exit(7)\n"
+INTERRUPTS_AT_IMPORT = "raise KeyboardInterrupt('from the plugin')\n"
+BASE_AT_IMPORT = "class Odd(BaseException):\n    pass\nraise Odd('odd')\n"
+EXITS_IN_HOOK = """
+import sys
+from toolplug import hookimpl
+
+@hookimpl
+def register_tools(register):
+    sys.exit(3)
+"""
+INTERRUPTS_IN_FORMATS = """
+from toolplug import hookimpl
+
+@hookimpl
+def register_formats(register):
+    raise KeyboardInterrupt
+"""
+EXITS_IN_COMMANDS = """
+import sys
+from toolplug import hookimpl
+
+@hookimpl
+def register_tools(register):
+    pass
+
+@hookimpl
+def register_commands(cli):
+    sys.exit(5)
+"""
+BROKEN = {
+    "exits": (EXITS_AT_IMPORT, "SystemExit: 7"),
+    "interrupts": (INTERRUPTS_AT_IMPORT, "KeyboardInterrupt: from the plugin"),
+    "odd": (BASE_AT_IMPORT, "Odd: odd"),
+    "hook_exits": (EXITS_IN_HOOK, "SystemExit: 3"),
+    "formats_interrupt": (INTERRUPTS_IN_FORMATS, "KeyboardInterrupt"),
+}
+
+
+@pytest.fixture
+def broken_site(install_dist: Any, shout_site: Path) -> Path:
+    for name, (code, _) in BROKEN.items():
+        install_dist(
+            f"toolplug-{name}", "0.1.0", {name: f"tp_test_{name}"}, {f"tp_test_{name}": code}
+        )
+    install_dist(
+        "toolplug-cmd", "0.1.0", {"cmd": "tp_test_cmd"}, {"tp_test_cmd": EXITS_IN_COMMANDS}
+    )
+    return shout_site
+
+
+def test_a_plugin_that_exits_or_interrupts_is_reported_and_skipped(broken_site: Path) -> None:
+    registry = ToolRegistry.from_plugins()
+    reports = {r.name: r for r in registry.reports}
+    for name, (_, error) in BROKEN.items():
+        assert reports[name].status == "broken", name
+        assert reports[name].error and reports[name].error.startswith(error), reports[name]
+    assert reports["loud"].status == "ok"
+    with Toolset.load() as tools:
+        assert tools.call("shout", {"text": "still here"}).text == "STILL HERE"
+
+
+def test_the_cli_skips_a_plugin_that_exits_or_interrupts(broken_site: Path) -> None:
+    checked = _cli(broken_site, "plugins", "--check", "--json")
+    assert checked.returncode == 1, checked.stderr
+    status = {p["name"]: p for p in json.loads(checked.stdout)}
+    assert {n for n, p in status.items() if p["status"] == "broken"} >= set(BROKEN)
+    assert status["loud"]["status"] == "ok"
+    listed = _cli(broken_site, "tools")
+    assert listed.returncode == 0, listed.stderr
+    assert "\nshout  [toolplug-loud 1.0.0]" in "\n" + listed.stdout
+    assert "plugin exits is broken: SystemExit: 7" in listed.stderr
+    called = _cli(broken_site, "call", "shout", '{"text": "hi"}')
+    assert (called.returncode, called.stdout) == (0, "HI\n"), called.stderr
+    # A plugin command that exits while being added: the other commands still run.
+    helped = _cli(broken_site, "nonexistent-command")
+    assert "plugin 'cmd' could not add commands: SystemExit: 5" in helped.stderr
+    assert "Traceback" not in helped.stderr
+
+
+SLOW_IMPORT = """
+import pathlib, time
+pathlib.Path({marker!r}).write_text("importing")
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "stopped"),
+    [
+        (("plugins", "--check"), lambda out: out.returncode == -signal.SIGINT),
+        (("tools",), lambda out: out.returncode == 1 and "Aborted!" in out.stderr),
+    ],
+)
+def test_a_real_ctrl_c_while_loading_still_stops_the_command(
+    install_dist: Any, shout_site: Path, tmp_path: Path, command: tuple[str, ...], stopped: Any
+) -> None:
+    marker = tmp_path / "importing"
+    code = SLOW_IMPORT.format(marker=str(marker))
+    install_dist("toolplug-slow", "0.1.0", {"slow": "tp_test_slow"}, {"tp_test_slow": code})
+    env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(shout_site), env.get("PYTHONPATH", "")])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolplug", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the slow plugin was never imported"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    out = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    assert stopped(out), (out.returncode, stdout, stderr)
+    assert "slow" not in stdout, "the interrupt was taken for the plugin's failure"
+
+
+def test_a_plugins_keyboard_interrupt_in_another_thread_is_its_own(
+    install_dist: Any, shout_site: Path
+) -> None:
+    install_dist(
+        "toolplug-interrupts",
+        "0.1.0",
+        {"interrupts": "tp_test_interrupts"},
+        {"tp_test_interrupts": INTERRUPTS_AT_IMPORT},
+    )
+
+    async def load() -> ToolRegistry:
+        return await asyncio.to_thread(ToolRegistry.from_plugins)
+
+    reports = {r.name: r for r in asyncio.run(load()).reports}
+    assert reports["interrupts"].status == "broken" and reports["loud"].status == "ok"
+
+
+# -- output is always valid UTF-8 -----------------------------------------------------------
+
+
+def test_text_content_is_always_valid_utf8() -> None:
+    assert TextContent(text="a\ud800b").text == "a\\ud800b"
+    assert TextContent(text="caf\udce9.txt").text == "caf\\xe9.txt"
+    assert Observation.from_text("\udcff").text == "\\xff"
+    assert TextContent(text="héllo ✓").text == "héllo ✓"
+    assert printable("ascii") == "ascii"
+    with Toolset([make_echo_tool()]) as tools:
+        (result,) = tools.dispatch([{"name": "echo", "arguments": {"text": "\ud800"}}])
+    # The text the model sees encodes (a tool's structured data is its own business).
+    json.dumps(result["content"], ensure_ascii=False).encode("utf-8")
+
+
+def test_the_cli_prints_lone_surrogates_escaped(shout_site: Path) -> None:
+    out = _cli(shout_site, "call", "shout", '{"text": "x\\ud800"}')
+    assert (out.returncode, out.stdout) == (0, "X\\ud800\n"), out.stderr
+    out = _cli(shout_site, "call", "shout", "--json", '{"text": "x\\ud800"}')
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["content"][0]["text"] == "X\\ud800"
+    unknown = _cli(shout_site, "call", "sh\udcffout", "{}", errors="surrogateescape")
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+
+
+# -- dispatch reads any shape or says DispatchError -----------------------------------------
+
+_KEYS = st.sampled_from(
+    [
+        *("type", "function", "name", "id", "arguments", "choices", "message"),
+        *("tool_calls", "output", "content", "role", "candidates", "parts"),
+        *("functionCall", "args", "toolUse", "toolUseId", "input", "call_id"),
+        *("method", "params", "text", "thought"),
+    ]
+)
+_WORDS = st.sampled_from(
+    ["function", "function_call", "tool_use", "tools/call", "message", "text", "echo", ""]
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _WORDS | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(_KEYS | st.text(), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls=_JSON)
+def test_dispatch_returns_results_or_raises_dispatch_error(calls: Any) -> None:
+    tools = Toolset([make_echo_tool()])
+    try:
+        results = tools.dispatch(calls)
+    except DispatchError as exc:
+        assert len(str(exc)) < 1000
+    else:
+        assert isinstance(results, list)
+
+
+@settings(max_examples=50, deadline=None)
+@given(calls=_JSON)
+def test_adispatch_returns_results_or_raises_dispatch_error(calls: Any) -> None:
+    tools = Toolset([make_echo_tool()])
+    try:
+        results = asyncio.run(tools.adispatch(calls))
+    except DispatchError:
+        pass
+    else:
+        assert isinstance(results, list)
+
+
+class _BrokenSdkObject:
+    def model_dump(self, **options: Any) -> Any:
+        raise RuntimeError("cannot dump")
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        {"function": "echo"},
+        {"choices": ["x"]},
+        {"choices": [{"message": 5}]},
+        {"tool_calls": 5},
+        {"candidates": [5]},
+        {"candidates": [{"content": 5}]},
+        {"output": {"message": 5}},
+        [{"type": "function", "function": "echo", "id": "1"}],
+        [{"type": "function_call", "call_id": "1", "name": ["echo"]}],
+        [{"toolUse": {"name": "echo"}}],
+        {"method": "tools/call", "params": 5},
+        [{"x": _deep(5000)}],
+        [_BrokenSdkObject()],
+        {"x": "y" * 10_000_000},
+    ],
+)
+def test_malformed_call_shapes_are_dispatch_errors(calls: Any) -> None:
+    with pytest.raises(DispatchError) as caught:
+        Toolset([make_echo_tool()]).dispatch(calls)
+    assert len(str(caught.value)) < 1000
+
+
+def test_an_unknown_format_name_of_any_type_is_a_dispatch_error() -> None:
+    with pytest.raises(DispatchError, match="unknown format"):
+        Toolset([make_echo_tool()]).dispatch([], format=["openai"])  # type: ignore[arg-type]
+
+
+# -- error texts are bounded ----------------------------------------------------------------
+
+
+class Paths(Action):
+    path: str = Field(description="A file to read.")
+    numbers: list[int] = Field(default=[], description="Some numbers.")
+
+
+def _read(action: Paths) -> str:
+    return Path(action.path).read_text()
+
+
+def test_an_exception_quoting_a_huge_path_is_cut(tmp_path: Path) -> None:
+    tool = ToolDefinition(name="read", description="d", action_type=Paths, executor=_read)
+    huge = str(tmp_path / ("x" * 100_000_000))
+    observation = tool.call({"path": huge})
+    assert observation.is_error and "File name too long" in observation.text
+    assert len(observation.text) < 3000
+    assert "more characters not shown" in observation.text
+
+
+def test_many_unknown_keys_and_bad_items_give_bounded_messages() -> None:
+    tool = ToolDefinition(name="read", description="d", action_type=Paths, executor=_read)
+    unknown = {f"key{i}": i for i in range(200_000)}
+    repaired = tool.call({"path": "/nonexistent-for-toolplug", **unknown})
+    note = repaired.content[0].text
+    assert note.startswith("Note: ignored the unknown argument 'key0'")
+    assert "(199,980 more not shown)" in note and len(note) < 3000
+    bad = tool.call({"path": "p" * 1_000_000, "numbers": ["n"] * 100_000})
+    assert bad.is_error and "(99,980 more problems not shown)" in bad.text
+    assert len(bad.text) < 5000
+    long_key = tool.call({"path": "x", "k" * 1_000_000: 1})
+    assert len(long_key.content[0].text) < 1000
+
+
+def test_unknown_tool_messages_are_bounded() -> None:
+    tools = Toolset(
+        ToolDefinition(name=f"tool_{i}", description="d", action_type=Paths, executor=_read)
+        for i in range(1000)
+    )
+    observation = tools.call("t" * 100_000_000)
+    assert observation.is_error and len(observation.text) < 3000
+    assert "(900 more not shown)" in observation.text
+    (result,) = tools.dispatch([{"name": "n" * 10_000_000, "arguments": {}}])
+    assert result["isError"] and len(result["content"][0]["text"]) < 3000
+
+
+def test_composed_responses_that_cannot_be_read_are_bounded_compose_errors() -> None:
+    tools = Toolset([make_echo_tool()])
+    deep = '{"output": ' + "[" * 1000 + "]" * 1000 + "}"
+    with pytest.raises(ComposeError, match="The response is nested too deeply"):
+        tools.run_composed(deep)
+    with pytest.raises(ComposeError, match="The response holds an integer"):
+        tools.run_composed('{"output": ' + "7" * 5000 + "}")
+    with pytest.raises(ComposeError) as caught:
+        tools.run_composed({f"key{i}": 1 for i in range(200_000)})
+    assert "(199,980 more not shown)" in str(caught.value) and len(str(caught.value)) < 3000
+    schema = {"type": "array", "items": {"type": "integer"}}
+    with pytest.raises(ComposeError) as caught:
+        tools.run_composed({"calls": [], "output": ["x" * 1000] * 1000}, output_schema=schema)
+    assert "(980 more problems not shown)" in str(caught.value)
+    assert len(str(caught.value)) < 10_000
+    with pytest.raises(ComposeError, match="nested too deeply"):
+        tools.run_composed({"calls": [], "output": _deep(5000)}, output_schema=schema)
+
+
+# -- one tool name, two plugins -------------------------------------------------------------
+
+TWIN = """
+from toolplug import Action, Observation, ToolDefinition, hookimpl
+
+class Nothing(Action):
+    pass
+
+@hookimpl
+def register_tools(register):
+    register(ToolDefinition(name="twin", description="d", action_type=Nothing,
+                            executor=lambda a: Observation.from_text({dist!r})))
+    register(ToolDefinition(name={own!r}, description="d", action_type=Nothing,
+                            executor=lambda a: Observation.from_text({own!r})))
+"""
+
+
+@pytest.fixture
+def twins_site(install_dist: Any, shout_site: Path) -> Path:
+    for dist, own in (("toolplug-left", "left_only"), ("toolplug-right", "right_only")):
+        name = dist.removeprefix("toolplug-")
+        install_dist(
+            dist,
+            "0.4.0",
+            {name: f"tp_test_{name}"},
+            {f"tp_test_{name}": TWIN.format(dist=dist, own=own)},
+        )
+    return shout_site
+
+
+def test_loading_everything_skips_a_clashing_name_and_says_so(
+    twins_site: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="toolplug"), Toolset.load() as tools:
+        assert {"shout", "left_only", "right_only"} <= set(tools)
+        assert "twin" not in tools
+        (problem,) = tools.problems
+    assert "toolplug-left 0.4.0" in problem and "toolplug-right 0.4.0" in problem
+    assert problem in caplog.text
+    with pytest.raises(ToolConflictError, match=r"toolplug-left 0\.4\.0"):
+        Toolset.load(["twin"])
+
+
+def test_the_check_and_the_listing_report_a_clash(twins_site: Path) -> None:
+    checked = _cli(twins_site, "plugins", "--check")
+    assert checked.returncode == 1, checked.stdout
+    conflicts = [line for line in checked.stdout.splitlines() if "conflict:" in line]
+    assert len(conflicts) == 2  # under each of the two plugins
+    assert "toolplug-left 0.4.0 (plugin 'left')" in conflicts[0]
+    assert "toolplug-right 0.4.0 (plugin 'right')" in conflicts[0]
+    as_json = {
+        p["name"]: p for p in json.loads(_cli(twins_site, "plugins", "--check", "--json").stdout)
+    }
+    assert as_json["left"]["status"] == "ok" and as_json["left"]["conflicts"]
+    assert not as_json["loud"]["conflicts"]
+    listed = _cli(twins_site, "tools")
+    assert listed.returncode == 0, listed.stderr
+    assert "left_only" in listed.stdout and "\ntwin" not in listed.stdout
+    assert "warning: twin: the tool name 'twin' is registered by more than one" in listed.stderr
+    called = _cli(twins_site, "call", "twin", "{}")
+    assert called.returncode == 2 and "toolplug-right 0.4.0" in called.stderr
