@@ -97,6 +97,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "twin-one": build_wheel(DATA / "toolplug-twin-one", out),
         "twin-two": build_wheel(DATA / "toolplug-twin-two", out),
         "typo": build_wheel(DATA / "toolplug-typo-demo", out),
+        "hostile": build_wheel(DATA / "toolplug-hostile-demo", out),
     }
 
 

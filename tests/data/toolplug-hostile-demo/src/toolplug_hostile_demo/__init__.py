@@ -1,0 +1,1 @@
+"""Plugins that misbehave while loading: each entry point is one module here."""
