@@ -52,6 +52,8 @@ def test_a_non_utf8_name_is_shown_escaped(tmp_path: Path, make_tool) -> None:
     json.dumps(observation.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
     encoded = json.dumps(render(observation, "mcp"), ensure_ascii=False).encode("utf-8")
     assert "caf\\xe9.py" in json.loads(encoded)["structuredContent"]["files"]
+    # The shown name is for reading; a wildcard finds the file again.
+    assert make_tool(tmp_path).call({"pattern": "caf?.py"}).files == ["caf\\xe9.py"]
 
 
 def test_a_non_utf8_name_in_a_no_match_and_a_problem_note(tmp_path: Path, make_tool) -> None:
@@ -326,6 +328,7 @@ _patterns = st.builds(
     ignores=_ignores,
     patterns=st.lists(_patterns, min_size=1, max_size=4),
     path=st.sampled_from([None, None, None, "src", "build", "lib/build"]),
+    link=st.sampled_from([None, "src", "..", "/"]),
 )
 def test_engines_agree_on_random_trees_and_patterns(
     tmp_path_factory: pytest.TempPathFactory,
@@ -333,6 +336,7 @@ def test_engines_agree_on_random_trees_and_patterns(
     ignores: dict[str, list[str]],
     patterns: list[str],
     path: str | None,
+    link: str | None,
 ) -> None:
     root = tmp_path_factory.mktemp("tree")
     for age, (dirs, name) in enumerate(tree):
@@ -340,6 +344,8 @@ def test_engines_agree_on_random_trees_and_patterns(
     for directory, rules in ignores.items():
         (root / directory).mkdir(parents=True, exist_ok=True)
         (root / directory / ".gitignore").write_text("\n".join(rules) + "\n")
+    if link is not None:  # a link inside, or out of the workspace: neither is followed
+        os.symlink(link, root / "ln")
     fast, portable = _both(root)
     for pattern in patterns:
         arguments = {"pattern": pattern, **({"path": path} if path else {})}
