@@ -242,6 +242,21 @@ def test_engines_agree_on_ignored_directories_named_in_the_pattern(
     assert sorted(got_portable.files) == expected, got_portable.text
 
 
+@needs_rg
+def test_engines_agree_when_git_exclude_names_the_directory(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"build/a.py": 1, "build/in/b.py": 2, "build/c.log": 3, "src/d.py": 4})
+    write(tmp_path, "src/e.log", age=5)
+    write(tmp_path, ".git/info/exclude", text="build/\n*.log\n")
+    fast, portable = _both(tmp_path)
+    for pattern, expected in [
+        ("build/**", ["build/a.py", "build/c.log", "build/in/b.py"]),
+        ("src/**", ["src/d.py"]),
+        ("**/*", ["src/d.py"]),
+    ]:
+        assert sorted(fast.call({"pattern": pattern}).files) == expected, pattern
+        assert sorted(portable.call({"pattern": pattern}).files) == expected, pattern
+
+
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [

@@ -75,7 +75,6 @@ class GlobExecutor:
         """Nothing to release."""
 
     def __call__(self, action: GlobAction) -> Observation:
-        # Every text shown is printable: a name that is not UTF-8 has its bytes as \xNN.
         pattern = quoted(action.pattern)
         try:
             return self._search(action)
@@ -90,6 +89,7 @@ class GlobExecutor:
             )
         except OSError as exc:
             message = f"The search for {pattern} failed: {exc}"
+        # A path in the message may hold a name that is not UTF-8: show its bytes as \xNN.
         return Observation.error(printable(message))
 
     # -- steps ---------------------------------------------------------------------
