@@ -293,6 +293,32 @@ def test_engines_give_the_same_error(tmp_path: Path, pattern: str) -> None:
     assert got_fast.text == got_portable.text
 
 
+# -- timeouts from the params and from the host --------------------------------------
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0, 0.0, 1e300])
+def test_a_timeout_param_that_is_no_bound_is_refused(
+    tmp_path: Path, make_tool, timeout: float
+) -> None:
+    from toolplug import ToolParamsError
+
+    with pytest.raises(ToolParamsError, match="timeout"):
+        make_tool(tmp_path, timeout=timeout)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0, 1e300])
+def test_a_host_timeout_that_is_no_bound_still_searches(
+    tmp_path: Path, engine: str, timeout: float
+) -> None:
+    make_tree(tmp_path, {"a.py": 1})
+    registry = registry_from(toolplug_glob)
+    context = ToolContext(workspace=tmp_path, timeout=timeout)
+    [tool] = registry.resolve(Tool("glob", {"engine": engine}), context)
+    observation = tool.call({"pattern": "**/*.py"})
+    assert not observation.is_error, observation.text
+    assert observation.files == ["a.py"]
+
+
 # -- a property: the engines keep the same files on random trees and patterns ----------
 
 _DIRS = ["src", "lib", "build", "a", ".h", "b{c}"]
