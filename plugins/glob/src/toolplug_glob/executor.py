@@ -26,6 +26,9 @@ from toolplug_glob.walk import parent_levels, start_is_named, walk_python
 
 Walk = Callable[[Path, WalkOptions, Sink], WalkReport]
 
+#: The longest error message, in characters: a message may quote a path or an OS error.
+MAX_MESSAGE = 2_000
+
 
 @dataclass(frozen=True)
 class Engine:
@@ -89,6 +92,8 @@ class GlobExecutor:
             )
         except OSError as exc:
             message = f"The search for {pattern} failed: {exc}"
+        if len(message) > MAX_MESSAGE:  # a very long path, echoed by the OS or by us
+            message = f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters in all)"
         # A path in the message may hold a name that is not UTF-8: show its bytes as \xNN.
         return Observation.error(printable(message))
 
@@ -138,6 +143,8 @@ class GlobExecutor:
         )
 
     def _expand_home(self, text: str) -> str:
+        if "\0" in text:  # no user is named so; the caller refuses the NUL
+            return text
         if text == "~" or text.startswith("~/"):
             return self.settings.home + text[1:]
         return os.path.expanduser(text) if text.startswith("~") else text
