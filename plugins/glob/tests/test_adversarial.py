@@ -2,8 +2,11 @@
 
 Each test builds a real tree (non-UTF-8 names made from bytes, symbolic links out of
 the workspace, ignored directories named in the pattern) and calls the tool as a host
-would; the property test at the end compares the two engines on random trees and
-random patterns.
+would, with each engine: hostile patterns and paths (NUL, deep braces, huge ones) and
+timeouts that bound nothing must get a clear answer, never an exception. One test
+serves the tool over MCP on 127.0.0.1 (when toolplug-mcp is installed); the property
+test at the end compares the two engines on random trees, ignore files, links,
+patterns and paths.
 """
 
 from __future__ import annotations
