@@ -248,10 +248,15 @@ def test_symlink_loop_does_not_hang(tmp_path: Path, make_tool) -> None:
     os.symlink(tmp_path / "a", tmp_path / "a" / "loop")  # a/loop -> a
     os.symlink(tmp_path / "b", tmp_path / "linked_b")  # an ordinary link, followed
     os.symlink(tmp_path / "missing", tmp_path / "dangling.py")
-    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    # Links are followed only where the tool may leave the workspace.
+    observation = make_tool(tmp_path, allow_outside_workspace=True).call({"pattern": "**/*.py"})
     assert not observation.is_error, observation.text
     assert sorted(observation.files) == ["a/file.py", "b/other.py", "linked_b/other.py"]
     assert "could not be read" in observation.text
+    # Otherwise they are neither listed nor entered, and nothing is reported.
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert sorted(observation.files) == ["a/file.py", "b/other.py"]
+    assert "could not be read" not in observation.text
 
 
 _CALL_SCRIPT = """

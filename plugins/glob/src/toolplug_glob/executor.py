@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolplug import Observation
+from toolplug import Observation, printable
 
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
@@ -17,13 +17,17 @@ from toolplug_glob.patterns import (
     SplitPattern,
     compile_glob,
     name_glob,
+    quoted,
     split_pattern,
 )
 from toolplug_glob.ripgrep import find_ripgrep, walk_rg
 from toolplug_glob.types import GlobAction, GlobObservation
-from toolplug_glob.walk import walk_python
+from toolplug_glob.walk import parent_levels, start_is_named, walk_python
 
 Walk = Callable[[Path, WalkOptions, Sink], WalkReport]
+
+#: The longest error message, in characters: a message may quote a path or an OS error.
+MAX_MESSAGE = 2_000
 
 
 @dataclass(frozen=True)
@@ -74,19 +78,24 @@ class GlobExecutor:
         """Nothing to release."""
 
     def __call__(self, action: GlobAction) -> Observation:
+        pattern = quoted(action.pattern)
         try:
             return self._search(action)
         except PatternError as exc:
-            return Observation.error(f"The pattern {action.pattern!r} cannot match: {exc}.")
+            message = f"The pattern {pattern} cannot match: {exc}."
         except _Refused as exc:
-            return Observation.error(str(exc))
+            message = str(exc)
         except SearchTimeout as exc:
-            return Observation.error(
-                f"The search for {action.pattern!r} was stopped: {exc}. "
+            message = (
+                f"The search for {pattern} was stopped: {exc}. "
                 "Search a smaller directory (path) or a pattern with a directory part."
             )
         except OSError as exc:
-            return Observation.error(f"The search for {action.pattern!r} failed: {exc}")
+            message = f"The search for {pattern} failed: {exc}"
+        if len(message) > MAX_MESSAGE:  # a very long path, echoed by the OS or by us
+            message = f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters in all)"
+        # A path in the message may hold a name that is not UTF-8: show its bytes as \xNN.
+        return Observation.error(printable(message))
 
     # -- steps ---------------------------------------------------------------------
 
@@ -104,6 +113,9 @@ class GlobExecutor:
         options = WalkOptions(
             include_hidden=hidden,
             include_ignored=settings.include_ignored,
+            follow_links=settings.allow_outside_workspace,
+            # A directory asked for by name is searched even where a rule above ignores it.
+            ignore_parents=settings.include_ignored or not start_is_named(parent_levels(base)),
             timeout=settings.timeout,
             name_glob=name,
             name_regex=compile_glob(name) if name else None,
@@ -121,16 +133,18 @@ class GlobExecutor:
         total = len(dated.found)
         if not total:
             return self._nothing(action, search_dir, split, base, report)
-        shown = [_display(search_dir, base, path) for path in dated.newest(limit)]
+        shown = [printable(_display(search_dir, base, path)) for path in dated.newest(limit)]
         return GlobObservation.from_text(
-            _report(action.pattern, search_dir, shown, total, report),
+            printable(_report(action.pattern, search_dir, shown, total, report)),
             files=shown,
             total=total,
             truncated=total > len(shown),
-            search_dir=str(search_dir),
+            search_dir=printable(str(search_dir)),
         )
 
     def _expand_home(self, text: str) -> str:
+        if "\0" in text:  # no user is named so; the caller refuses the NUL
+            return text
         if text == "~" or text.startswith("~/"):
             return self.settings.home + text[1:]
         return os.path.expanduser(text) if text.startswith("~") else text
@@ -139,16 +153,21 @@ class GlobExecutor:
         workspace = self.settings.workspace
         if not path:
             return workspace
+        if "\0" in path:
+            raise _Refused(
+                f"The path {quoted(path)} holds a NUL character, which no file name can; "
+                "remove it, or omit path to search the whole workspace."
+            )
         directory = (workspace / self._expand_home(path)).resolve()
-        self._check_inside(directory, f"the path {path!r}")
+        self._check_inside(directory, f"the path {quoted(path)}")
         if not directory.exists():
             raise _Refused(
-                f"The path {path!r} does not exist (looked for {directory}). "
+                f"The path {quoted(path)} does not exist (looked for {directory}). "
                 "Give an existing directory, or omit path to search the whole workspace."
             )
         if not directory.is_dir():
             raise _Refused(
-                f"The path {path!r} is a file, not a directory. Give its directory as path, "
+                f"The path {quoted(path)} is a file, not a directory. Give its directory as path, "
                 "or omit path to search the whole workspace."
             )
         return directory
@@ -156,7 +175,7 @@ class GlobExecutor:
     def _base(self, search_dir: Path, split: SplitPattern, pattern: str) -> Path:
         """The directory to walk: the search dir plus the pattern's literal directories."""
         base = (search_dir / split.prefix).resolve() if split.prefix else search_dir
-        self._check_inside(base, f"the pattern {pattern!r}")
+        self._check_inside(base, f"the pattern {quoted(pattern)}")
         return base
 
     def _check_inside(self, directory: Path, what: str) -> None:
@@ -177,25 +196,31 @@ class GlobExecutor:
         base: Path,
         report: WalkReport,
     ) -> GlobObservation:
-        lines = [f"No files match {action.pattern!r} in {search_dir}."]
+        lines = [f"No files match {quoted(action.pattern)} in {search_dir}."]
         if split.prefix and not base.exists():
-            lines.append(f"The directory {str(base)!r} does not exist.")
+            lines.append(f"The directory '{base}' does not exist.")
         elif split.prefix and not base.is_dir():
-            lines.append(f"{str(base)!r} is a file, not a directory.")
+            lines.append(f"'{base}' is a file, not a directory.")
         elif "/" not in action.pattern and "**" not in action.pattern:
             lines.append(
-                f"{action.pattern!r} matches only the top directory's files; "
-                f"use {'**/' + action.pattern!r} to search every level."
+                f"{quoted(action.pattern)} matches only the top directory's files; "
+                f"use {quoted('**/' + action.pattern)} to search every level."
             )
         skipped = []
         if not self.settings.include_hidden and not split.names_hidden:
             skipped.append("hidden")
         if not self.settings.include_ignored:
             skipped.append("git-ignored")
-        if skipped:
-            lines.append(f"({' and '.join(skipped).capitalize()} files were not searched.)")
+        notes = [f"{' and '.join(skipped)} files were not searched"] if skipped else []
+        if not self.settings.allow_outside_workspace:
+            notes.append("symbolic links were not followed")
+        if notes:
+            note = "; ".join(notes)
+            lines.append(f"({note[0].upper()}{note[1:]}.)")
         lines.extend(_problem_lines(report))
-        return GlobObservation.from_text("\n".join(lines), search_dir=str(search_dir))
+        return GlobObservation.from_text(
+            printable("\n".join(lines)), search_dir=printable(str(search_dir))
+        )
 
 
 class _Refused(Exception):
@@ -255,7 +280,7 @@ def _report(
     pattern: str, search_dir: Path, shown: list[str], total: int, report: WalkReport
 ) -> str:
     noun = "file matches" if total == 1 else "files match"
-    head = f"{total:,} {noun} {pattern!r} in {search_dir}, newest first"
+    head = f"{total:,} {noun} {quoted(pattern)} in {search_dir}, newest first"
     lines = [f"{head}:" if len(shown) == total else f"{head}; the newest {len(shown):,}:"]
     lines.extend(shown)
     if total > len(shown):

@@ -34,17 +34,19 @@ class IgnoredCheck:
         *,
         listed_endings: list[str],
         named_directories: re.Pattern[str] | None,
+        use_parents: bool = True,
     ) -> None:
         """``ignore_files`` are those ripgrep listed (relative to ``base``);
         ``listed_endings`` are what every listed file ends with (``[".py"]`` for
         ``-g *.py``, see :mod:`~toolplug_glob.endings`); ``named_directories`` finds a
         directory named like the whitelist in a path (see
         :func:`~toolplug_glob.patterns.directory_name_finder`), or is None when no
-        listed path had one.
+        listed path had one; ``use_parents`` says whether the ignore files above
+        ``base`` apply (as in :attr:`~toolplug_glob.listing.WalkOptions.ignore_parents`).
         """
         self.name_match = name_match
         self.named_directories = named_directories
-        self.parent_levels = parent_levels(base)
+        self.parent_levels = parent_levels(base) if use_parents else []
         self.levels: dict[str, IgnoreLevel] = {}
         for directory in {"", *(f.rpartition("/")[0] for f in ignore_files)}:
             spec = read_rules(os.path.join(base, directory))

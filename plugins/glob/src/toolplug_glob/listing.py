@@ -23,6 +23,13 @@ class WalkOptions:
     include_hidden: bool = False
     #: List what ``.gitignore``, ``.ignore``, ``.rgignore`` and ``.git/info/exclude`` exclude.
     include_ignored: bool = False
+    #: Follow symbolic links (to files and into directories). Off, links are skipped:
+    #: ripgrep cannot tell where a link leads before it follows it.
+    follow_links: bool = False
+    #: Apply the ignore files of the directories above the walked one. Off when one of
+    #: their rules names the walked directory or one on the way to it (see
+    #: :func:`~toolplug_glob.walk.start_is_named`).
+    ignore_parents: bool = True
     #: Seconds before the walk is stopped.
     timeout: float = 60.0
     #: A glob every wanted file *name* matches (``*.py``), or None. Only a hint: an

@@ -16,10 +16,21 @@ from dataclasses import dataclass
 
 #: Characters that make a path segment a pattern rather than a literal name.
 META = frozenset("*?[{\\")
+#: How deep ``{...}`` groups may nest (the regex engine recurses once per level).
+MAX_NESTING = 32
+#: How much of a pattern an error message quotes.
+_QUOTED = 120
 
 
 class PatternError(ValueError):
     """A pattern that cannot match anything; the message says what to fix."""
+
+
+def quoted(text: str) -> str:
+    """``text`` quoted for a message, cut to a bounded length with a note."""
+    if len(text) <= _QUOTED:
+        return repr(text)
+    return f"{text[:_QUOTED]!r}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)
@@ -42,15 +53,17 @@ def split_pattern(pattern: str) -> SplitPattern:
     """
     if not pattern.strip():
         raise PatternError("the pattern is empty; give one such as '**/*.py'")
+    if "\0" in pattern:
+        raise PatternError("it holds a NUL character, which no file name can; remove it")
     if pattern.endswith("/"):
         raise PatternError(
-            f"the pattern {pattern!r} ends with '/', and this tool lists files only; "
-            f"use {pattern + '**'!r} to list the files inside"
+            f"the pattern {quoted(pattern)} ends with '/', and this tool lists files only; "
+            f"use {quoted(pattern + '**')} to list the files inside"
         )
     absolute = pattern.startswith("/")
     segments = [s for s in pattern.split("/") if s not in ("", ".")]
     if not segments:
-        raise PatternError(f"the pattern {pattern!r} names a directory, not files")
+        raise PatternError(f"the pattern {quoted(pattern)} names a directory, not files")
     literal = 0
     # The last segment is always part of the glob, so that a literal pattern such as
     # "src/main.py" still has a file name to match.
@@ -59,7 +72,7 @@ def split_pattern(pattern: str) -> SplitPattern:
     glob_segments = segments[literal:]
     if ".." in glob_segments:
         raise PatternError(
-            f"'..' after a wildcard is not supported in {pattern!r}; "
+            f"'..' after a wildcard is not supported in {quoted(pattern)}; "
             "put the directory in front of the wildcards, or use the path argument"
         )
     prefix = "/".join(segments[:literal])
@@ -71,7 +84,10 @@ def split_pattern(pattern: str) -> SplitPattern:
 
 def compile_glob(glob: str) -> re.Pattern[str]:
     """Compile a glob (relative, no leading ``/``) to a regex matching whole paths."""
-    return re.compile(_Translator(glob).translate(), re.DOTALL)
+    try:
+        return re.compile(_Translator(glob).translate(), re.DOTALL)
+    except (re.error, RecursionError, OverflowError) as exc:  # a limit of the regex engine
+        raise PatternError(f"{quoted(glob)} is too complex to match ({exc})") from None
 
 
 def directory_name_finder(name: str) -> re.Pattern[str]:
@@ -110,6 +126,11 @@ class _Translator:
                 out.append(self._char_class())
             elif char == "{":
                 self.depth += 1
+                if self.depth > MAX_NESTING:
+                    raise PatternError(
+                        f"{quoted(glob)} nests '{{' groups more than {MAX_NESTING} deep; "
+                        "write fewer nested alternatives, or escape a literal brace as '\\{'"
+                    )
                 out.append("(?:")
             elif char == "," and self.depth:
                 out.append("|")
@@ -118,14 +139,14 @@ class _Translator:
                 out.append(")")
             elif char == "\\":
                 if self.pos >= len(glob):
-                    raise PatternError(f"{glob!r} ends with a lone backslash")
+                    raise PatternError(f"{quoted(glob)} ends with a lone backslash")
                 out.append(re.escape(glob[self.pos]))
                 self.pos += 1
             else:
                 out.append(re.escape(char))
         if self.depth:
             raise PatternError(
-                f"{glob!r} opens a '{{' group that is never closed; "
+                f"{quoted(glob)} opens a '{{' group that is never closed; "
                 "write alternatives as {a,b}, or escape a literal brace as '\\{'"
             )
         return "".join(out)
@@ -146,6 +167,9 @@ class _Translator:
             return f"[^{self.stop}]*"  # "a**b" is just a star
         if after == "/":
             self.pos += 1
+            # "**/**/" is "**/": one group, not many that backtrack against each other.
+            while glob.startswith("**/", self.pos):
+                self.pos += 3
             return "(?:.*/)?"  # zero or more directories
         return ".*"  # the rest of the path, at any depth
 
@@ -167,7 +191,8 @@ class _Translator:
                 low, high = char, glob[pos + 2]
                 if low > high:
                     raise PatternError(
-                        f"the range [{low}-{high}] in {glob!r} is backwards; write [{high}-{low}]"
+                        f"the range [{low}-{high}] in {quoted(glob)} is backwards; "
+                        f"write [{high}-{low}]"
                     )
                 items.append(f"{re.escape(low)}-{re.escape(high)}")
                 pos += 3
@@ -177,7 +202,7 @@ class _Translator:
             first = False
         if pos >= len(glob):
             raise PatternError(
-                f"'[' at position {start} of {glob!r} is never closed; "
+                f"'[' at position {start} of {quoted(glob)} is never closed; "
                 "close the class with ']' or escape it as '\\['"
             )
         self.pos = pos + 1

@@ -2,7 +2,10 @@
 
 ripgrep walks the tree on every core, reads ``.gitignore``, ``.ignore`` and
 ``.rgignore`` files (nested and in parent directories) and ``.git/info/exclude``,
-skips hidden entries, and follows symbolic links with loop detection.
+and skips hidden entries. ``--follow`` follows every symbolic link or none: ripgrep
+has no way to follow only the links that stay in a directory, so links are followed
+(with loop detection) only when the tool may leave its workspace, and otherwise
+neither listed nor entered.
 
 The pattern itself is never handed to ripgrep: ripgrep matches ``-g`` globs against
 its current directory, and the tool's glob rules are its own. Only the file-name part
@@ -80,9 +83,12 @@ def rg_command(rg: str, options: WalkOptions) -> list[str]:
         "--no-config",  # the user's RIPGREP_CONFIG_PATH must not change the answer
         "--no-require-git",  # .gitignore files count outside git repositories too
         "--no-ignore-global",  # the answer depends on the tree, not on ~/.config/git
-        "--follow",
         f"--threads={walker_threads()}",
     ]
+    if options.follow_links:
+        command.append("--follow")
+    if not options.ignore_parents:
+        command.append("--no-ignore-parent")
     if options.include_hidden:
         command.append("--hidden")
     if options.include_ignored:
@@ -125,9 +131,8 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
     if process.returncode not in (0, 1, 2):
         detail = errors.decode(errors="replace").strip()
         raise OSError(f"ripgrep exited with status {process.returncode}: {detail}")
-    problems = [
-        _tidy(line) for line in errors.decode(errors="replace").splitlines() if line.strip()
-    ]
+    # Names in the messages keep their bytes (surrogateescape), shown as every name is.
+    problems = [_tidy(line) for line in os.fsdecode(errors).splitlines() if line.strip()]
     report = WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
     if separator is not None:
         assert options.name_regex is not None
@@ -137,6 +142,7 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
             options.name_regex.fullmatch,
             listed_endings=separator.endings,
             named_directories=separator.named_directories,
+            use_parents=options.ignore_parents,
         )
         if check_ignored.can_exclude:
             report.keep = check_ignored.keep

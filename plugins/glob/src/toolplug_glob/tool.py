@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -10,6 +11,9 @@ from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_glob.executor import GlobExecutor, GlobSettings, choose_engine
 from toolplug_glob.types import DESCRIPTION, MAX_LIMIT, GlobAction, GlobObservation
+
+#: The longest a search may be given, in seconds (one day): past that, "never" is meant.
+MAX_TIMEOUT = 86_400.0
 
 
 class GlobTool(ToolDefinition[GlobAction, GlobObservation]):
@@ -40,8 +44,11 @@ class GlobTool(ToolDefinition[GlobAction, GlobObservation]):
         """
         if not 1 <= default_limit <= MAX_LIMIT:
             raise ValueError(f"default_limit must be from 1 to {MAX_LIMIT}, not {default_limit}")
-        if timeout is not None and timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
+        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:  # NaN fails too
+            raise ValueError(
+                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:,.0f}, "
+                f"not {timeout}"
+            )
         top = context.workspace / Path(root).expanduser() if root else context.workspace
         top = top.resolve()
         if not top.is_dir():
@@ -53,7 +60,7 @@ class GlobTool(ToolDefinition[GlobAction, GlobObservation]):
             include_hidden=include_hidden,
             include_ignored=include_ignored,
             allow_outside_workspace=allow_outside_workspace,
-            timeout=timeout or context.timeout or 60.0,
+            timeout=timeout or _host_timeout(context.timeout),
             engine=choose_engine(engine),
         )
         return [
@@ -72,3 +79,11 @@ class GlobTool(ToolDefinition[GlobAction, GlobObservation]):
                 ),
             )
         ]
+
+
+def _host_timeout(value: float | None) -> float:
+    """The host's timeout as a bound for one search: 60 s when it gives none or no
+    usable number (NaN, 0, negative), at most :data:`MAX_TIMEOUT` (infinity included)."""
+    if value is None or math.isnan(value) or value <= 0:
+        return 60.0
+    return min(value, MAX_TIMEOUT)

@@ -17,7 +17,8 @@ alternatives. Examples: `**/*.py`, `src/**/test_*.py`, `**/*.{ts,tsx}`, `docs/*.
 - A pattern matches whole paths from the searched directory: `*.py` finds only the top \
 level's files; use `**/*.py` to search every level.
 - Files ignored by git (`.gitignore`, nested ignore files, `.git/info/exclude`) and \
-hidden files are skipped, unless the pattern names a hidden file (`**/.env`).
+hidden files are skipped, unless the pattern names a hidden file (`**/.env`) or \
+starts in an ignored directory (`build/**`).
 - Results are paths relative to the searched directory, most recently modified first, \
 at most `limit` of them; a note says how many more matched.
 - `path` picks a directory to search (default: the workspace). Absolute patterns and \

@@ -3,9 +3,9 @@
 It keeps the same files as the ripgrep engine: ignore files (``.gitignore``,
 ``.ignore``, ``.rgignore`` and ``.git/info/exclude``) apply in the searched directory,
 below it and in its parent directories, with gitignore's precedence (the deeper file
-wins, a later line wins within a file, ``!`` re-includes); hidden entries are skipped;
-symbolic links are followed, and a link back to a directory being walked is reported
-and not entered.
+wins, a later line wins within a file, ``!`` re-includes); hidden entries are skipped.
+Symbolic links are skipped, as ripgrep does without ``--follow``; when links are
+followed, a link back to a directory being walked is reported and not entered.
 """
 
 from __future__ import annotations
@@ -70,6 +70,22 @@ def parent_levels(base: Path) -> list[IgnoreLevel]:
     return levels
 
 
+def start_is_named(levels: list[IgnoreLevel]) -> bool:
+    """Whether a rule of a parent level names the walked directory or one above it.
+
+    ripgrep never tests the directory it starts in, nor those above it, against the
+    parents' rules (``build/`` in ``./.gitignore`` does not stop ``cd build; rg
+    --files``), while a gitignore reading says everything below is excluded. Such a
+    search was asked for by name: both engines then leave the parents' ignore files
+    out, and apply only those found in the walk.
+    """
+    return any(
+        pattern.include is not None and pattern.match_file(level.prepend)
+        for level in levels
+        for pattern in level.spec.patterns
+    )
+
+
 def is_ignored(levels: list[IgnoreLevel], rel: str, is_dir: bool) -> bool:
     """Whether the levels (outermost first) exclude ``rel``: the deepest that decides wins."""
     for level in reversed(levels):
@@ -88,7 +104,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     use_ignores = not options.include_ignored
     problems: list[str] = []
     root = os.stat(base)
-    levels = parent_levels(base) if use_ignores else []
+    levels = parent_levels(base) if use_ignores and options.ignore_parents else []
     endings = tuple(ignoring_endings(level.spec for level in levels))
     # Each entry: directory, its path relative to base ("" or "a/b/"), the ignore levels
     # in force there, the endings of their file rules, and the (device, inode) of it
@@ -115,6 +131,8 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
                 continue
             child = rel + entry.name
             try:
+                if not options.follow_links and entry.is_symlink():
+                    continue
                 if entry.is_dir():
                     if use_ignores and is_ignored(levels, child, True):
                         continue

@@ -1,0 +1,404 @@
+"""What a hostile or unlucky tree and pattern do to the glob tool, through the real tool.
+
+Each test builds a real tree (non-UTF-8 names made from bytes, symbolic links out of
+the workspace, ignored directories named in the pattern) and calls the tool as a host
+would, with each engine: hostile patterns and paths (NUL, deep braces, huge ones) and
+timeouts that bound nothing must get a clear answer, never an exception. One test
+serves the tool over MCP on 127.0.0.1 (when toolplug-mcp is installed); the property
+test at the end compares the two engines on random trees, ignore files, links,
+patterns and paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import toolplug_glob
+from conftest import make_tree, write
+from hypothesis import HealthCheck, given, settings, strategies as st
+from toolplug import Tool, ToolContext
+from toolplug.formats import render
+from toolplug.testing import registry_from
+from toolplug_glob.ripgrep import find_ripgrep
+
+HAS_RG = find_ripgrep() is not None
+needs_rg = pytest.mark.skipif(not HAS_RG, reason="no rg binary")
+
+# -- names that are not UTF-8 ---------------------------------------------------------
+
+
+def _bad_name_tree(root: Path) -> None:
+    """A tree with a file and a directory whose names are Latin-1 bytes, not UTF-8."""
+    base = os.fsencode(root)
+    os.mkdir(base + b"/d\xe9j\xe0")
+    for name in (b"/caf\xe9.py", b"/d\xe9j\xe0/inner.py", b"/plain.py"):
+        with open(base + name, "wb"):
+            pass
+
+
+def test_a_non_utf8_name_is_shown_escaped(tmp_path: Path, make_tool) -> None:
+    _bad_name_tree(tmp_path)
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert not observation.is_error, observation.text
+    assert sorted(observation.files) == ["caf\\xe9.py", "d\\xe9j\\xe0/inner.py", "plain.py"]
+    # Every text the host may send on is strict UTF-8: the text and the typed fields.
+    observation.text.encode("utf-8")
+    json.dumps(observation.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
+    encoded = json.dumps(render(observation, "mcp"), ensure_ascii=False).encode("utf-8")
+    assert "caf\\xe9.py" in json.loads(encoded)["structuredContent"]["files"]
+    # The shown name is for reading; a wildcard finds the file again.
+    assert make_tool(tmp_path).call({"pattern": "caf?.py"}).files == ["caf\\xe9.py"]
+
+
+def test_a_non_utf8_name_in_a_no_match_and_a_problem_note(tmp_path: Path, make_tool) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    locked = os.fsencode(workspace) + b"/l\xf6cked"
+    os.mkdir(locked)
+    os.chmod(locked, 0)
+    try:
+        observation = make_tool(workspace).call({"pattern": "**/*.nothing"})
+    finally:
+        os.chmod(locked, 0o755)
+    assert not observation.is_error, observation.text
+    observation.text.encode("utf-8")
+    if os.geteuid() != 0:  # root reads every directory: no problem to report
+        assert "l\\xf6cked" in observation.text
+
+
+def test_a_non_utf8_workspace_name(tmp_path: Path, make_tool) -> None:
+    workspace = os.fsencode(tmp_path) + b"/w\xf8rk"
+    os.mkdir(workspace)
+    open(workspace + b"/a.py", "wb").close()
+    observation = make_tool(Path(os.fsdecode(workspace))).call({"pattern": "**/*.py"})
+    assert observation.files == ["a.py"]
+    assert observation.search_dir.endswith("/w\\xf8rk")
+    json.dumps(render(observation, "mcp"), ensure_ascii=False).encode("utf-8")
+    missing = make_tool(Path(os.fsdecode(workspace))).call({"pattern": "x/**", "path": "nope"})
+    assert missing.is_error
+    missing.text.encode("utf-8")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def served_glob(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``toolplug mcp serve`` over HTTP on 127.0.0.1, with the glob tool only."""
+    pytest.importorskip("toolplug_mcp")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    toolplug = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
+    port = _free_port()
+    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "glob"]
+    proc = subprocess.Popen([toolplug, *args, "--workspace", str(workspace)])
+    try:
+        limit = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, "the server exited"
+            assert time.monotonic() < limit, "the server did not listen within 60 s"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp", workspace
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def test_a_non_utf8_name_over_mcp_http(served_glob: tuple[str, Path]) -> None:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    url, workspace = served_glob
+    _bad_name_tree(workspace)
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        result = await session.call_tool("glob", {"pattern": "**/*.py"})
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    assert sorted(result.structured_content["files"]) == [
+        "caf\\xe9.py",
+        "d\\xe9j\\xe0/inner.py",
+        "plain.py",
+    ]
+
+
+# -- links out of the workspace -------------------------------------------------------
+
+
+def _linked_tree(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    make_tree(workspace, {"src/a.py": 1, "b/other.py": 2})
+    make_tree(tmp_path / "outside", {"secret.py": 3, "deep/more.py": 4})
+    os.symlink("/", workspace / "root")  # the whole file system
+    os.symlink(tmp_path / "outside", workspace / "out")
+    os.symlink(tmp_path / "outside" / "secret.py", workspace / "leak.py")
+    return workspace
+
+
+def test_links_out_of_the_workspace_are_not_followed(tmp_path: Path, make_tool) -> None:
+    workspace = _linked_tree(tmp_path)
+    # A timeout far above the walk of this small tree, far below a walk of "/".
+    tool = make_tool(workspace, timeout=30)
+    for pattern in ("**/*", "**/*.py", "root/**/*.py", "out/**"):
+        observation = tool.call({"pattern": pattern})
+        assert not observation.is_error or "outside the workspace" in observation.text, (
+            pattern,
+            observation.text,
+        )
+        found = getattr(observation, "files", [])
+        assert all(f in ("src/a.py", "b/other.py") for f in found), pattern
+    assert sorted(tool.call({"pattern": "**/*.py"}).files) == ["b/other.py", "src/a.py"]
+
+
+def test_links_are_followed_when_outside_is_allowed(tmp_path: Path, make_tool) -> None:
+    workspace = _linked_tree(tmp_path)
+    (workspace / "root").unlink()  # following "/" would only measure the machine
+    tool = make_tool(workspace, allow_outside_workspace=True)
+    found = sorted(tool.call({"pattern": "**/*.py"}).files)
+    assert found == [
+        "b/other.py",
+        "leak.py",
+        "out/deep/more.py",
+        "out/secret.py",
+        "src/a.py",
+    ]
+
+
+# -- the two engines agree ------------------------------------------------------------
+
+
+def _both(workspace: Path, **params: object) -> tuple[object, object]:
+    registry = registry_from(toolplug_glob)
+    context = ToolContext(workspace=workspace)
+    params = {"default_limit": 10_000, **params}
+    [fast] = registry.resolve(Tool("glob", {**params, "engine": "ripgrep"}), context)
+    [portable] = registry.resolve(Tool("glob", {**params, "engine": "python"}), context)
+    return fast, portable
+
+
+def _ignored_build(root: Path) -> None:
+    make_tree(
+        root,
+        {
+            "src/a.py": 1,
+            "build/x.py": 2,
+            "build/inner/z.py": 3,
+            "build/inner/skip.log": 4,
+            "build/gen/y.py": 5,
+            "lib/build/w.py": 6,
+        },
+    )
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    (root / "build" / ".gitignore").write_text("gen/\n")
+
+
+@needs_rg
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        # A directory named in the pattern (or as path) is searched even when a rule
+        # above it ignores it; the ignore files above it are then left out, and those
+        # in it and below it apply.
+        ("build/**", None, ["build/inner/skip.log", "build/inner/z.py", "build/x.py"]),
+        ("build/**/*.py", None, ["build/inner/z.py", "build/x.py"]),
+        ("build/inner/*", None, ["build/inner/skip.log", "build/inner/z.py"]),
+        ("build/gen/*.py", None, ["build/gen/y.py"]),
+        ("**/*.py", "build", ["inner/z.py", "x.py"]),
+        # A directory reached through a wildcard stays ignored.
+        ("**/build/**", None, []),
+        ("**/*.py", None, ["src/a.py"]),
+    ],
+)
+def test_engines_agree_on_ignored_directories_named_in_the_pattern(
+    tmp_path: Path, pattern: str, path: str | None, expected: list[str]
+) -> None:
+    _ignored_build(tmp_path)
+    fast, portable = _both(tmp_path)
+    arguments = {"pattern": pattern, **({"path": path} if path else {})}
+    got_fast = fast.call(arguments)
+    got_portable = portable.call(arguments)
+    assert not got_fast.is_error and not got_portable.is_error, got_fast.text
+    assert sorted(got_fast.files) == expected, got_fast.text
+    assert sorted(got_portable.files) == expected, got_portable.text
+
+
+@needs_rg
+def test_engines_agree_when_git_exclude_names_the_directory(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"build/a.py": 1, "build/in/b.py": 2, "build/c.log": 3, "src/d.py": 4})
+    write(tmp_path, "src/e.log", age=5)
+    write(tmp_path, ".git/info/exclude", text="build/\n*.log\n")
+    fast, portable = _both(tmp_path)
+    for pattern, expected in [
+        ("build/**", ["build/a.py", "build/c.log", "build/in/b.py"]),
+        ("src/**", ["src/d.py"]),
+        ("**/*", ["src/d.py"]),
+    ]:
+        assert sorted(fast.call({"pattern": pattern}).files) == expected, pattern
+        assert sorted(portable.call({"pattern": pattern}).files) == expected, pattern
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"pattern": "**/*.py\0"}, "NUL"),
+        ({"pattern": "src/\0/*.py"}, "NUL"),
+        ({"pattern": "*.py", "path": "src\0"}, "NUL"),
+        ({"pattern": "~\0x/*.py"}, "NUL"),
+        ({"pattern": "*.py", "path": "a" * 100_000}, "characters in all"),
+        ({"pattern": "~" + "a" * 100_000 + "/*"}, ""),
+        ({"pattern": "{" * 5000 + "a" + "}" * 5000}, "nest"),
+        ({"pattern": "{" * 5000}, "nest"),
+        ({"pattern": "[" * 5000}, "never closed"),
+        ({"pattern": "**/" * 3000 + "*.py"}, ""),
+        ({"pattern": "a" * 100_000}, ""),
+    ],
+)
+def test_hostile_patterns_get_a_clear_answer(
+    tmp_path: Path, make_tool, arguments: dict[str, str], expected: str
+) -> None:
+    make_tree(tmp_path, {"src/a.py": 1, "a.py": 2})
+    observation = make_tool(tmp_path).call(arguments)
+    if expected:
+        assert observation.is_error, observation.text
+        assert expected in observation.text, observation.text
+    assert "Traceback" not in observation.text and "RecursionError" not in observation.text
+    assert len(observation.text) < 20_000
+    observation.text.encode("utf-8")
+
+
+@needs_rg
+@pytest.mark.parametrize("pattern", ["**/*.py\0", "{" * 5000 + "a" + "}" * 5000])
+def test_engines_give_the_same_error(tmp_path: Path, pattern: str) -> None:
+    make_tree(tmp_path, {"a.py": 1})
+    fast, portable = _both(tmp_path)
+    got_fast, got_portable = fast.call({"pattern": pattern}), portable.call({"pattern": pattern})
+    assert got_fast.is_error and got_portable.is_error
+    assert got_fast.text == got_portable.text
+
+
+# -- timeouts from the params and from the host --------------------------------------
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0, 0.0, 1e300])
+def test_a_timeout_param_that_is_no_bound_is_refused(
+    tmp_path: Path, make_tool, timeout: float
+) -> None:
+    from toolplug import ToolParamsError
+
+    with pytest.raises(ToolParamsError, match="timeout"):
+        make_tool(tmp_path, timeout=timeout)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0, 1e300])
+def test_a_host_timeout_that_is_no_bound_still_searches(
+    tmp_path: Path, engine: str, timeout: float
+) -> None:
+    make_tree(tmp_path, {"a.py": 1})
+    registry = registry_from(toolplug_glob)
+    context = ToolContext(workspace=tmp_path, timeout=timeout)
+    [tool] = registry.resolve(Tool("glob", {"engine": engine}), context)
+    observation = tool.call({"pattern": "**/*.py"})
+    assert not observation.is_error, observation.text
+    assert observation.files == ["a.py"]
+
+
+# -- a property: the engines keep the same files on random trees and patterns ----------
+
+_DIRS = ["src", "lib", "build", "a", ".h", "b{c}"]
+_NAMES = ["a.py", "b.md", "test_c.py", "d.txt", ".e.py", "f.log", "keep.log", "x", "[y].py"]
+_RULES = ["build/", "*.log", "!keep.log", "/a/", "*.md", "src/*.txt", "lib/", "x"]
+_PREFIXES = ["", "**/", "*/", "src/", "build/", "lib/build/", "{src,lib}/**/", ".h/", "a/**/"]
+_MIDDLES = ["", "**/", "*/", "build/", "[ab]/", "{a,build}/"]
+_LASTS = [
+    "*",
+    "**",
+    "*.py",
+    "?.py",
+    "*.{py,md}",
+    "[ab]*",
+    "[!t]*.py",
+    "test_*",
+    "*.log",
+    "keep.log",
+    "x",
+    "\\[y].py",
+    ".e.py",
+    "*.gitignore",
+]
+
+_trees = st.lists(
+    st.tuples(st.lists(st.sampled_from(_DIRS), max_size=2), st.sampled_from(_NAMES)),
+    min_size=8,
+    max_size=40,
+)
+_ignores = st.dictionaries(
+    st.sampled_from(["", "src", "build", "lib/build", "a"]),
+    st.lists(st.sampled_from(_RULES), min_size=1, max_size=4),
+    max_size=3,
+)
+_patterns = st.builds(
+    "".join, st.tuples(*(st.sampled_from(part) for part in (_PREFIXES, _MIDDLES, _LASTS)))
+)
+
+
+@needs_rg
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    tree=_trees,
+    ignores=_ignores,
+    patterns=st.lists(_patterns, min_size=1, max_size=4),
+    path=st.sampled_from([None, None, None, "src", "build", "lib/build"]),
+    link=st.sampled_from([None, "src", "..", "/"]),
+)
+def test_engines_agree_on_random_trees_and_patterns(
+    tmp_path_factory: pytest.TempPathFactory,
+    tree: list[tuple[list[str], str]],
+    ignores: dict[str, list[str]],
+    patterns: list[str],
+    path: str | None,
+    link: str | None,
+) -> None:
+    root = tmp_path_factory.mktemp("tree")
+    for age, (dirs, name) in enumerate(tree):
+        write(root, "/".join([*dirs, name]), age=age)
+    for directory, rules in ignores.items():
+        (root / directory).mkdir(parents=True, exist_ok=True)
+        (root / directory / ".gitignore").write_text("\n".join(rules) + "\n")
+    if link is not None:  # a link inside, or out of the workspace: neither is followed
+        os.symlink(link, root / "ln")
+    fast, portable = _both(root)
+    for pattern in patterns:
+        arguments = {"pattern": pattern, **({"path": path} if path else {})}
+        expected, got = fast.call(arguments), portable.call(arguments)
+        assert got.is_error == expected.is_error, (arguments, expected.text, got.text)
+        if expected.is_error:
+            assert got.text == expected.text
+        else:
+            assert got.files == expected.files, (arguments, expected.text, got.text)
