@@ -12,6 +12,7 @@ import asyncio
 import os
 import re
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -364,3 +365,28 @@ def test_a_call_of_an_unknown_tool_and_methods_out_of_order(server: str) -> None
     again = session.post("initialize", RawSession.init_params())
     assert again.status_code < 500
     assert session.call("counter", {})["structuredContent"]["value"] == 1
+
+
+# -- hostile command lines ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--idle-timeout", "nan"],
+        ["--idle-timeout", "inf"],
+        ["--idle-timeout", "0"],
+        ["--idle-timeout", "-5"],
+        ["--port", "70000"],
+        ["--port", "-1"],
+        ["--path", "no-slash"],
+        ["--path", ""],
+    ],
+    ids=lambda o: " ".join(o),
+)
+def test_bad_serve_options_are_usage_errors(tmp_path: Path, options: list[str]) -> None:
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter", *options]
+    done = subprocess.run(args, env=serve_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert options[0] in done.stderr or options[0].lstrip("-").replace("-", " ") in done.stderr

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -98,8 +99,13 @@ def build_server(
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
     Returns the server, the sessions (close them with ``close_all`` on shutdown), and
-    the problems met while loading (a tool that cannot be created is left out).
+    the problems met while loading (a tool that cannot be created is left out). Raises
+    :class:`~toolplug.ToolError` for an ``idle_timeout`` that is not a positive number.
     """
+    if not (math.isfinite(idle_timeout) and idle_timeout > 0):
+        raise ToolError(
+            f"the idle timeout must be a positive, finite number of seconds, not {idle_timeout}"
+        )
     registry = registry if registry is not None else ToolRegistry.from_plugins(plugins)
     context = context or ToolContext()
     problems = [
