@@ -1,7 +1,7 @@
 """`toolplug mcp serve` against a hostile or unlucky world: signals, stray DELETEs, bad ids.
 
-Every test runs the real server as a subprocess on 127.0.0.1 and talks to it with the
-official MCP client, fastmcp's client, or raw HTTP. The tools whose closing is checked
+Every test runs the real server as a subprocess on 127.0.0.1 and talks to it with
+fastmcp's client or raw HTTP (to send what a client would not). The tools whose closing is checked
 are the test plugin ``spawn`` (a detached ``sleep`` and a temp dir per call) and, when
 toolplug-bash is installed, ``bash`` with a ``nohup`` background job.
 """
@@ -94,7 +94,7 @@ async def hold_things(client: Client, held: Held) -> None:
         held.add_bash(result)
 
 
-# -- SIGTERM and SIGINT -------------------------------------------------------------------------
+# -- SIGTERM and SIGINT ----------------------------------------------------------------
 
 
 STOP_SIGNALS = pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
@@ -173,7 +173,7 @@ async def test_sigterm_with_a_call_in_flight(tmp_path: Path, held: Held) -> None
     assert proc.returncode == -signal.SIGTERM
 
 
-# -- DELETE --------------------------------------------------------------------------
+# -- DELETE ----------------------------------------------------------------------------
 
 
 class RawSession:
@@ -287,7 +287,7 @@ def test_requests_after_the_end_of_a_session(server: str, tmp_path: Path) -> Non
     assert RawSession(server).call("counter", {})["structuredContent"]["value"] == 1
 
 
-# -- hostile session ids and requests ---------------------------------------------------
+# -- hostile session ids and requests --------------------------------------------------
 
 session_ids = st.one_of(
     st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=200),
@@ -367,7 +367,7 @@ def test_a_call_of_an_unknown_tool_and_methods_out_of_order(server: str) -> None
     assert session.call("counter", {})["structuredContent"]["value"] == 1
 
 
-# -- hostile command lines ------------------------------------------------------------
+# -- hostile command lines -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
