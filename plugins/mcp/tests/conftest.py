@@ -1,8 +1,11 @@
-"""Shared fixtures: the demo server's configuration, free ports, and process checks."""
+"""Shared fixtures: the demo server's configuration, `toolplug mcp serve`, free ports, and
+process checks."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -16,6 +19,8 @@ HERE = Path(__file__).parent
 DEMO_SERVER = HERE / "servers" / "demo_server.py"
 LIBRARY_SERVER = HERE / "servers" / "library_server.py"
 COUNTER_PLUGIN = HERE / "counter_plugin"
+HAS_BASH = importlib.util.find_spec("toolplug_bash") is not None
+TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
 
 
 def demo_stdio(**extra: object) -> dict[str, object]:
@@ -26,6 +31,33 @@ def demo_stdio(**extra: object) -> dict[str, object]:
 def library_stdio(**extra: object) -> dict[str, object]:
     """The mcpServers entry that runs the library server (it has resources) over stdio."""
     return {"command": sys.executable, "args": [str(LIBRARY_SERVER)], **extra}
+
+
+def serve_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a served toolplug: the test plugins importable, its own TMPDIR.
+
+    The counter records its closes in ``closed.txt``; the server's temp files go to
+    ``tmp/`` (so a test can check that closing removed them).
+    """
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(COUNTER_PLUGIN), os.environ.get("PYTHONPATH", "")]),
+        "COUNTER_CLOSED_FILE": str(tmp_path / "closed.txt"),
+        "TMPDIR": str(tmp_path / "tmp"),
+    }
+
+
+def start_http(
+    tmp_path: Path, *extra: str, plugins: str | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``toolplug mcp serve --transport http`` on a free port; its process and URL."""
+    port = free_port()
+    plugins = plugins or ("counter,bash" if HAS_BASH else "counter")
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(port)]
+    proc = subprocess.Popen([*args, "--plugins", plugins, *extra], env=serve_env(tmp_path))
+    wait_for_port(port, proc)
+    return proc, f"http://127.0.0.1:{port}/mcp"
 
 
 def free_port() -> int:

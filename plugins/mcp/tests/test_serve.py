@@ -8,39 +8,15 @@ found through a hand-written entry point on PYTHONPATH).
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
-import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import COUNTER_PLUGIN, free_port, is_alive, stop, wait_for_port
+from conftest import HAS_BASH, TOOLPLUG, is_alive, serve_env, start_http, stop
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-
-HAS_BASH = importlib.util.find_spec("toolplug_bash") is not None
-TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
-
-
-def serve_env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(COUNTER_PLUGIN), os.environ.get("PYTHONPATH", "")]),
-        "COUNTER_CLOSED_FILE": str(tmp_path / "closed.txt"),
-    }
-
-
-def start_http(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    plugins = "counter,bash" if HAS_BASH else "counter"
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([*args, "--plugins", plugins, *extra], env=serve_env(tmp_path))
-    wait_for_port(port, proc)
-    return proc, f"http://127.0.0.1:{port}/mcp"
 
 
 @pytest.fixture

@@ -126,6 +126,12 @@ def _report(
     return servers
 
 
+def _endpoint_path(value: str) -> str:
+    if not value.startswith("/"):
+        raise click.BadParameter(f"{value!r} must start with '/', as /mcp does")
+    return value
+
+
 @mcp_group.command("serve")
 @click.option(
     "--plugins",
@@ -142,8 +148,14 @@ def _report(
     show_default=True,
     help="HTTP bind address; any but loopback needs --token.",
 )
-@click.option("--port", type=int, default=8000, show_default=True)
-@click.option("--path", default="/mcp", show_default=True, help="The HTTP endpoint path.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--path",
+    default="/mcp",
+    show_default=True,
+    callback=lambda ctx, param, value: _endpoint_path(value),
+    help="The HTTP endpoint path.",
+)
 @click.option(
     "--token",
     default=None,

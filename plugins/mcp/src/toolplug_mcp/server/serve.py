@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from toolplug.formats import export_tool, render
 
 from toolplug_mcp.server.security import TOKEN_ENV_VAR, BearerTokenMiddleware, is_loopback
 from toolplug_mcp.server.sessions import DEFAULT_IDLE_TIMEOUT, SessionToolsets
+from toolplug_mcp.server.shutdown import SHUTDOWN_GRACE, end_by_signal, stop_on_signals
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -97,8 +99,13 @@ def build_server(
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
     Returns the server, the sessions (close them with ``close_all`` on shutdown), and
-    the problems met while loading (a tool that cannot be created is left out).
+    the problems met while loading (a tool that cannot be created is left out). Raises
+    :class:`~toolplug.ToolError` for an ``idle_timeout`` that is not a positive number.
     """
+    if not (math.isfinite(idle_timeout) and idle_timeout > 0):
+        raise ToolError(
+            f"the idle timeout must be a positive, finite number of seconds, not {idle_timeout}"
+        )
     registry = registry if registry is not None else ToolRegistry.from_plugins(plugins)
     context = context or ToolContext()
     problems = [
@@ -127,18 +134,35 @@ def build_server(
 
 
 class SessionEndMiddleware:
-    """ASGI middleware: a ``DELETE`` that ends an MCP session closes that session's tools."""
+    """ASGI middleware: a ``DELETE`` that ends an MCP session closes that session's tools.
 
-    def __init__(self, app: Any, sessions: SessionToolsets) -> None:
+    Only a ``DELETE`` of the MCP endpoint that the server answered with success ends a
+    session; any other (another path, a refused Origin or Host, an unknown id) leaves
+    the session and its tools as they were.
+    """
+
+    def __init__(self, app: Any, sessions: SessionToolsets, path: str) -> None:
         self.app = app
         self.sessions = sessions
+        self.path = path.rstrip("/") or "/"
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await self.app(scope, receive, send)
-        if scope["type"] == "http" and scope.get("method") == "DELETE":
-            session_id = dict(scope.get("headers", [])).get(b"mcp-session-id")
-            if session_id:
-                await self.sessions.end(session_id.decode("latin-1"))
+        if scope["type"] != "http" or scope.get("method") != "DELETE":
+            await self.app(scope, receive, send)
+            return
+        status = 0
+
+        async def watch_status(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self.app(scope, receive, watch_status)
+        session_id = dict(scope.get("headers", [])).get(b"mcp-session-id")
+        on_endpoint = (scope.get("path", "").rstrip("/") or "/") == self.path
+        if session_id and on_endpoint and 200 <= status < 300:
+            await self.sessions.end(session_id.decode("latin-1"))
 
 
 def http_app(
@@ -154,7 +178,7 @@ def http_app(
 
     # Over HTTP, sessions are what keeps one client's tools apart from another's.
     server.add_middleware(_HandshakeOnly())
-    middleware = [AsgiMiddleware(SessionEndMiddleware, sessions=sessions)]
+    middleware = [AsgiMiddleware(SessionEndMiddleware, sessions=sessions, path=path)]
     if token:
         middleware.insert(0, AsgiMiddleware(BearerTokenMiddleware, token=token))
     return server.http_app(
@@ -179,10 +203,16 @@ async def serve_http(
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
     started: asyncio.Event | None = None,
+    handle_signals: bool = True,
 ) -> None:
-    """Serve over streamable HTTP until cancelled or interrupted; then close every session.
+    """Serve over streamable HTTP until cancelled or stopped; then close every session.
 
-    A non-loopback ``host`` needs a ``token``.
+    A non-loopback ``host`` needs a ``token``. With ``handle_signals`` (in the main
+    thread), SIGINT and SIGTERM stop serving: calls in flight get
+    :data:`~toolplug_mcp.server.shutdown.SHUTDOWN_GRACE` seconds, every session's tools
+    are closed, and then the process ends by that signal (as uvicorn's own handling
+    does). A host that handles signals itself passes ``False`` and cancels the task
+    instead; the tools are closed either way.
     """
     import uvicorn
 
@@ -192,27 +222,64 @@ async def serve_http(
             f"with --token or {TOKEN_ENV_VAR}"
         )
     app = http_app(server, sessions, token=token, allowed_origins=allowed_origins, path=path)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+    )
     uvicorn_server = uvicorn.Server(config)
-    task = asyncio.create_task(uvicorn_server.serve())
-    try:
-        if started is not None:
-            while not uvicorn_server.started and not task.done():
-                await asyncio.sleep(0.02)
-            started.set()
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
+
+    def stop() -> None:
         uvicorn_server.should_exit = True
-        await asyncio.wait({task}, timeout=10)
-        raise
-    finally:
-        await sessions.close_all()
 
-
-async def serve_stdio(server: FastMCP, sessions: SessionToolsets) -> None:
-    """Serve one client over stdin/stdout; its tools close when it disconnects."""
-    sessions.single_client = True
     try:
-        await server.run_stdio_async(show_banner=False)
+        # uvicorn handles SIGINT and SIGTERM itself while it serves, then raises them
+        # again for the handlers it found: ours, which let the tools close first.
+        with stop_on_signals(stop, enabled=handle_signals) as received:
+            task = asyncio.create_task(uvicorn_server.serve())
+            try:
+                if started is not None:
+                    while not uvicorn_server.started and not task.done():
+                        await asyncio.sleep(0.02)
+                    started.set()
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                stop()
+                await asyncio.wait({task}, timeout=SHUTDOWN_GRACE + 5)
+                raise
     finally:
         await sessions.close_all()
+    if received:
+        end_by_signal(received[0])
+
+
+async def serve_stdio(
+    server: FastMCP, sessions: SessionToolsets, *, handle_signals: bool = True
+) -> None:
+    """Serve one client over stdin/stdout; its tools close when it disconnects.
+
+    With ``handle_signals`` (in the main thread), SIGINT and SIGTERM close the tools as
+    a disconnection does, and then end the process by that signal: the server reads
+    stdin in a thread that nothing can interrupt, and that would keep the process alive.
+    """
+    sessions.single_client = True
+    stopping = asyncio.Event()
+    serving = asyncio.ensure_future(server.run_stdio_async(show_banner=False))
+    try:
+        with stop_on_signals(stopping.set, enabled=handle_signals) as received:
+            signalled = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait({serving, signalled}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                signalled.cancel()
+        if serving.done():
+            serving.result()  # what ended it, if it failed
+    finally:
+        if not serving.done():
+            serving.cancel()  # not awaited: it waits for a line on stdin
+        await sessions.close_all()
+    if received:
+        end_by_signal(received[0])

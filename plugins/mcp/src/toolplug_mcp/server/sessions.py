@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toolplug import Tool as ToolSpec, ToolContext, ToolRegistry, Toolset
+from toolplug import Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
 
 DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its tools close
 
@@ -40,12 +40,18 @@ class SessionToolsets:
         self.single_client = False
         self._sessions: dict[str, _Session] = {}
         self._creating: dict[str, asyncio.Future[Toolset]] = {}
+        self._closed = False  # set by close_all: no session gets tools after it
 
     def __len__(self) -> int:
         return len(self._sessions)
 
     async def get(self, session_id: str) -> Toolset:
-        """The session's toolset, created (off the event loop) on its first call."""
+        """The session's toolset, created (off the event loop) on its first call.
+
+        Raises :class:`~toolplug.ToolError` once the server is shutting down.
+        """
+        if self._closed:
+            raise ToolError("the server is shutting down")
         session = self._sessions.get(session_id)
         if session is not None:
             session.last_used = time.monotonic()
@@ -60,6 +66,9 @@ class SessionToolsets:
             toolset = await asyncio.to_thread(
                 Toolset.load, self.specs, registry=self.registry, context=self.context
             )
+            if self._closed:  # shut down while the tools were being created
+                await toolset.aclose()
+                raise ToolError("the server is shutting down")
             self._sessions[session_id] = _Session(toolset)
             future.set_result(toolset)
             return toolset
@@ -84,5 +93,6 @@ class SessionToolsets:
             await self.end(session_id)
 
     async def close_all(self) -> None:
-        """Close every session's tools (at shutdown)."""
+        """Close every session's tools (at shutdown); later calls get none."""
+        self._closed = True
         await asyncio.gather(*(self.end(s) for s in list(self._sessions)))

@@ -1,0 +1,392 @@
+"""`toolplug mcp serve` against a hostile or unlucky world: signals, stray DELETEs, bad ids.
+
+Every test runs the real server as a subprocess on 127.0.0.1 and talks to it with
+fastmcp's client or raw HTTP (to send what a client would not). The tools whose closing is checked
+are the test plugin ``spawn`` (a detached ``sleep`` and a temp dir per call) and, when
+toolplug-bash is installed, ``bash`` with a ``nohup`` background job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from conftest import HAS_BASH, TOOLPLUG, children_of, is_alive, serve_env, start_http, stop
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+PLUGINS = "counter,spawner,bash" if HAS_BASH else "counter,spawner"
+NOHUP = "nohup sleep 1000 >/dev/null 2>&1 & echo pid=$!"
+PROTOCOL = "2025-06-18"
+
+
+def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
+    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {limit} s")
+        time.sleep(0.05)
+
+
+async def until(check: Any, what: str, limit: float = 30.0) -> None:
+    """:func:`wait_until` for async tests: the event loop runs while waiting."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {limit} s")
+        await asyncio.sleep(0.05)
+
+
+def temp_left(tmp_path: Path) -> list[str]:
+    """What the server's tools left in its TMPDIR."""
+    return sorted(p.name for p in (tmp_path / "tmp").iterdir())
+
+
+class Held:
+    """What a session's tools hold: detached processes and temp dirs, killed if left."""
+
+    def __init__(self) -> None:
+        self.pids: list[int] = []
+
+    def add(self, result: Any) -> None:
+        self.pids.append(int(result.structured_content["pid"]))
+
+    def add_bash(self, result: Any) -> None:
+        found = re.search(r"pid=(\d+)", result.content[0].text)
+        assert found, result.content[0].text
+        self.pids.append(int(found.group(1)))
+
+    def alive(self) -> list[int]:
+        return [pid for pid in self.pids if is_alive(pid)]
+
+    def kill_left(self) -> None:
+        # Only the processes these tests started (through the server), by their id.
+        for pid in self.alive():
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def held() -> Iterator[Held]:
+    found = Held()
+    try:
+        yield found
+    finally:
+        found.kill_left()
+
+
+async def hold_things(client: Client, held: Held) -> None:
+    """Make the session's tools hold a detached child, a temp dir and a nohup job."""
+    held.add(await client.call_tool_mcp("spawn", {}))
+    if HAS_BASH:
+        result = await client.call_tool_mcp("bash", {"command": NOHUP})
+        assert not result.is_error, result.content[0].text
+        held.add_bash(result)
+
+
+# -- SIGTERM and SIGINT ----------------------------------------------------------------
+
+
+STOP_SIGNALS = pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+
+
+@STOP_SIGNALS
+async def test_a_signal_closes_every_http_sessions_tools(
+    tmp_path: Path, held: Held, sig: signal.Signals
+) -> None:
+    proc, url = start_http(tmp_path, "--workspace", str(tmp_path), plugins=PLUGINS)
+    try:
+        first = Client(url, timeout=20, init_timeout=20)
+        second = Client(url, timeout=20, init_timeout=20)
+        async with first, second:
+            await hold_things(first, held)
+            await hold_things(second, held)
+            assert len(held.alive()) == len(held.pids) and temp_left(tmp_path)
+            proc.send_signal(sig)
+            proc.wait(60)
+    except Exception:
+        # The clients' goodbye (DELETE) finds no server; only the shutdown matters here.
+        if proc.returncode is None:
+            raise
+    finally:
+        stop(proc)
+    wait_until(lambda: not held.alive(), "the tools' processes are gone")
+    assert temp_left(tmp_path) == []
+    assert proc.returncode == -sig  # ended by the signal, after closing
+
+
+@STOP_SIGNALS
+async def test_a_signal_closes_the_stdio_sessions_tools(
+    tmp_path: Path, held: Held, sig: signal.Signals
+) -> None:
+    transport = StdioTransport(
+        TOOLPLUG,
+        ["mcp", "serve", "--plugins", PLUGINS, "--workspace", str(tmp_path)],
+        env=serve_env(tmp_path),
+        keep_alive=False,
+    )
+    server_pid = 0
+    try:
+        async with Client(transport, timeout=20, init_timeout=30) as client:
+            await hold_things(client, held)
+            server_pid = (await client.call_tool_mcp("counter", {})).structured_content["pid"]
+            os.kill(server_pid, sig)
+            wait_until(lambda: not is_alive(server_pid), "the server has exited", 60)
+    except Exception:
+        if not server_pid or is_alive(server_pid):
+            raise
+    wait_until(lambda: not held.alive(), "the tools' processes are gone")
+    assert temp_left(tmp_path) == []
+    assert "closed at 1" in (tmp_path / "closed.txt").read_text()
+
+
+async def test_sigterm_with_a_call_in_flight(tmp_path: Path, held: Held) -> None:
+    proc, url = start_http(tmp_path, plugins=PLUGINS)
+    try:
+        async with Client(url, timeout=120, init_timeout=20) as client:
+            # A call that lasts as long as its child: the shutdown must not wait for it.
+            call = asyncio.create_task(client.call_tool_mcp("spawn", {"wait": True}))
+            await until(lambda: temp_left(tmp_path), "the call has started")
+            await until(lambda: children_of(proc.pid), "the call's child has started")
+            held.pids.extend(children_of(proc.pid))
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(proc.wait, 60)
+            call.cancel()
+            await asyncio.gather(call, return_exceptions=True)
+    except Exception:
+        if proc.returncode is None:
+            raise
+    finally:
+        stop(proc)
+    wait_until(lambda: not held.alive(), "the call's child is gone")
+    assert temp_left(tmp_path) == []
+    assert proc.returncode == -signal.SIGTERM
+
+
+# -- DELETE ----------------------------------------------------------------------------
+
+
+class RawSession:
+    """An MCP session driven with plain HTTP requests, to send what clients would not."""
+
+    def __init__(self, url: str, **headers: str) -> None:
+        self.url = url
+        self.http = httpx2.Client(timeout=30, headers=headers)
+        self.accept = {"Accept": "application/json, text/event-stream"}
+        opened = self.post("initialize", self.init_params(), session=False)
+        assert opened.status_code == 200, opened.text
+        self.id = opened.headers["mcp-session-id"]
+        assert self.post("notifications/initialized", None).status_code == 202
+        self.calls = 0
+
+    @staticmethod
+    def init_params() -> dict[str, Any]:
+        info = {"name": "raw", "version": "0"}
+        return {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": info}
+
+    def headers(self, session: bool = True) -> dict[str, str]:
+        extra = {"mcp-session-id": self.id, "mcp-protocol-version": PROTOCOL} if session else {}
+        return {**self.accept, **extra}
+
+    def post(self, method: str, params: Any, session: bool = True) -> httpx2.Response:
+        body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            body["params"] = params
+        if not method.startswith("notifications/"):
+            body["id"] = 1
+        return self.http.post(self.url, json=body, headers=self.headers(session))
+
+    def call(self, tool: str, arguments: Any) -> dict[str, Any]:
+        answer = self.post("tools/call", {"name": tool, "arguments": arguments})
+        assert answer.status_code == 200, answer.text
+        result: dict[str, Any] = answer.json()["result"]
+        return result
+
+    def delete(self, path: str | None = None, **headers: str) -> httpx2.Response:
+        url = self.url if path is None else self.url.rsplit("/", 1)[0] + path
+        return self.http.delete(url, headers={**self.headers(), **headers})
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    proc, url = start_http(tmp_path, "--workspace", str(tmp_path), plugins=PLUGINS)
+    try:
+        yield url
+    finally:
+        stop(proc)
+
+
+def closes(tmp_path: Path) -> list[str]:
+    """The counters closed since the server started (not the one it read schemas from)."""
+    closed = tmp_path / "closed.txt"
+    lines = closed.read_text().splitlines() if closed.exists() else []
+    assert lines[:1] == ["closed at 0"], lines
+    return lines[1:]
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status"),
+    [
+        ("/not-mcp", {}, 404),
+        ("/", {}, 404),
+        ("/mcp/../not-mcp", {}, 404),
+        (None, {"Origin": "http://evil.example"}, 403),
+        (None, {"Host": "evil.example"}, 421),
+    ],
+)
+def test_a_refused_delete_leaves_the_session_and_its_tools(
+    server: str, tmp_path: Path, held: Held, path: str | None, headers: dict[str, str], status: int
+) -> None:
+    session = RawSession(server)
+    assert session.call("counter", {"step": 5})["structuredContent"]["value"] == 5
+    held.pids.append(session.call("spawn", {})["structuredContent"]["pid"])
+    assert session.delete(path, **headers).status_code == status
+    # The MCP session is still valid, and its tools are the same ones, still open.
+    assert session.call("counter", {"step": 1})["structuredContent"]["value"] == 6
+    assert held.alive() == held.pids and closes(tmp_path) == []
+    # The real end of the session closes them.
+    assert session.delete().status_code == 200
+    wait_until(lambda: closes(tmp_path) == ["closed at 6"], "the counter was closed")
+    wait_until(lambda: not held.alive(), "the spawned child is gone")
+
+
+def test_a_delete_without_the_token_leaves_the_session(tmp_path: Path, held: Held) -> None:
+    proc, url = start_http(tmp_path, "--token", "s3cret", plugins=PLUGINS)
+    try:
+        session = RawSession(url, Authorization="Bearer s3cret")
+        held.pids.append(session.call("spawn", {})["structuredContent"]["pid"])
+        refused = httpx2.delete(url, headers={"mcp-session-id": session.id})
+        assert refused.status_code == 401
+        assert held.alive() == held.pids
+        assert session.call("counter", {})["structuredContent"]["value"] == 1
+    finally:
+        stop(proc)
+    wait_until(lambda: not held.alive(), "the spawned child is gone")
+
+
+def test_requests_after_the_end_of_a_session(server: str, tmp_path: Path) -> None:
+    session = RawSession(server)
+    session.call("counter", {"step": 2})
+    assert session.delete().status_code == 200
+    wait_until(lambda: closes(tmp_path) == ["closed at 2"], "the counter was closed")
+    # The ended session is gone for good: no call, no second end, no new tools.
+    assert session.post("tools/call", {"name": "counter", "arguments": {}}).status_code == 404
+    assert session.delete().status_code == 404
+    assert closes(tmp_path) == ["closed at 2"]
+    # Other clients are not affected.
+    assert RawSession(server).call("counter", {})["structuredContent"]["value"] == 1
+
+
+# -- hostile session ids and requests --------------------------------------------------
+
+session_ids = st.one_of(
+    st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=200),
+    st.binary(min_size=1, max_size=200).filter(lambda b: b"\r" not in b and b"\n" not in b),
+    st.just("x" * 60_000),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(session_id=session_ids, method=st.sampled_from(["POST", "GET", "DELETE"]))
+def test_unknown_session_ids_are_refused(
+    server: str, tmp_path: Path, session_id: str | bytes, method: str
+) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": "counter", "arguments": {}}  # type: ignore[assignment]
+    headers: dict[str, Any] = {
+        "Accept": "application/json, text/event-stream",
+        "mcp-session-id": session_id,
+        "mcp-protocol-version": PROTOCOL,
+    }
+    try:
+        answer = httpx2.request(method, server, json=body, headers=headers, timeout=30)
+    except httpx2.LocalProtocolError:
+        pass  # not even sent: the client refuses the header (a NUL, say)
+    except httpx2.RemoteProtocolError:
+        pass  # the HTTP server dropped a request it could not parse: nothing was served
+    else:
+        assert answer.status_code in (400, 404, 405, 406, 413, 431), answer.text
+    # No tools were created for the id, and the server still serves everyone else.
+    assert closes(tmp_path) == []
+    assert RawSession(server).call("counter", {})["structuredContent"]["value"] == 1
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '"not an object"',
+        "[1, 2, 3]",
+        '{"step": "' + "x" * 100_000 + '"}',
+        '{"step": ' + "9" * 5_000 + "}",  # past Python's 4,300-digit int limit
+        '{"step": ' + deep(1_000) + "}",
+        '{"step": ' + deep(100_000) + "}",
+        '{"step": "\\ud800"}',  # a lone surrogate
+    ],
+    ids=["string", "array", "long-string", "huge-int", "deep", "deeper", "surrogate"],
+)
+def test_hostile_arguments_are_refused_and_the_session_lives_on(
+    server: str, arguments: str
+) -> None:
+    session = RawSession(server)
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+    body += '"params": {"name": "counter", "arguments": ' + arguments + "}}"
+    answer = session.http.post(
+        server, content=body, headers={**session.headers(), "Content-Type": "application/json"}
+    )
+    # Refused by the JSON-RPC layer (400) or answered with an error result, never a 500.
+    if answer.status_code != 400:
+        assert answer.status_code == 200, answer.text
+        reply = answer.json()
+        assert reply.get("error") or reply["result"]["isError"], reply
+    # The session and its tools are still usable.
+    assert session.call("counter", {"step": 3})["structuredContent"]["value"] == 3
+
+
+def test_a_call_of_an_unknown_tool_and_methods_out_of_order(server: str) -> None:
+    session = RawSession(server)
+    unknown = session.post("tools/call", {"name": "no-such-tool", "arguments": {}}).json()
+    assert unknown.get("error") or unknown["result"]["isError"], unknown
+    again = session.post("initialize", RawSession.init_params())
+    assert again.status_code < 500
+    assert session.call("counter", {})["structuredContent"]["value"] == 1
+
+
+# -- hostile command lines -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--idle-timeout", "nan"],
+        ["--idle-timeout", "inf"],
+        ["--idle-timeout", "0"],
+        ["--idle-timeout", "-5"],
+        ["--port", "70000"],
+        ["--port", "-1"],
+        ["--path", "no-slash"],
+        ["--path", ""],
+    ],
+    ids=lambda o: " ".join(o),
+)
+def test_bad_serve_options_are_usage_errors(tmp_path: Path, options: list[str]) -> None:
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter", *options]
+    done = subprocess.run(args, env=serve_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert options[0] in done.stderr or options[0].lstrip("-").replace("-", " ") in done.stderr
