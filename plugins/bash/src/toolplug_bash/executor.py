@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import tempfile
 import threading
@@ -65,8 +66,14 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     def __call__(
         self, action: BashAction, timeout: float | None = None
     ) -> BashObservation | Observation:
-        if timeout is not None and (action.timeout is None or action.timeout > timeout):
-            action = action.model_copy(update={"timeout": timeout})
+        if timeout is not None:
+            problem = timeout_problem(timeout)
+            if problem is not None:
+                return Observation.error(
+                    f"The host's timeout for this call {problem}; nothing was run."
+                )
+            if action.timeout is None or action.timeout > timeout:
+                action = action.model_copy(update={"timeout": timeout})
         if not self._call_lock.acquire(blocking=False):
             return Observation.error(
                 "Another call to this bash session is still in progress; calls to one "
@@ -77,7 +84,10 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                 return Observation.error("This bash session is closed.")
             return self._handle(action)
         except (ShellError, OSError) as exc:
+            closed = self._closed
             self._discard_session()
+            if closed:
+                return Observation.error("This bash session was closed while the call ran.")
             return Observation.error(
                 f"The shell failed: {exc}. The next call starts a fresh session."
             )
@@ -192,6 +202,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         else:
             shown += _rendered(tail, script)
         status = self._status(outcome, saved)
+        failed = outcome.reason == "exited" and outcome.exit_code is None
+        if outcome.reason in ("done", "repaired") and self.session is not None:
+            status += _redirected_note(self.session.redirected())
         if outcome.reason == "exited":
             self._discard_session()
             self._fresh_note = (
@@ -203,6 +216,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         # model would be a tenth of a short command's round trip.
         return BashObservation.model_construct(
             content=[TextContent.model_construct(text="\n".join(p.rstrip("\n") for p in parts))],
+            is_error=failed,
             output=shown,
             exit_code=outcome.exit_code,
             cwd=outcome.cwd or cwd,
@@ -225,10 +239,12 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         limit = self.config.hard_timeout
         if reason == "done":
             lines.append(f"[Exit code {outcome.exit_code}. Working directory: {outcome.cwd}]")
-        elif reason == "incomplete":
+        elif reason == "repaired":
             lines.append(
-                "[The command was incomplete (an unclosed quote, bracket or `\\` at the "
-                "end?) and was cancelled; nothing ran. Fix it and run it again.]"
+                "[The command replaced the shell with a new bash (exec), which did not "
+                "answer as the session's shell; it was given the session's settings and "
+                "works again (the old shell's variables and functions are gone). "
+                f"Working directory: {outcome.cwd}]"
             )
         elif reason == "killed":
             lines.append(
@@ -236,9 +252,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                 f"with its process group. Working directory: {outcome.cwd}]"
             )
         elif reason == "exited":
+            status = "unknown" if outcome.exit_code is None else outcome.exit_code
             lines.append(
-                f"[The shell exited (status {outcome.exit_code}). The next call starts a "
-                "fresh session.]"
+                f"[The shell exited (status {status}). The next call starts a fresh session.]"
             )
         elif reason == "input":
             lines.append(
@@ -257,6 +273,34 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
 
     def _running_for(self) -> str:
         return f"for {time.monotonic() - self._started_at:.0f} s"
+
+
+def timeout_problem(value: object) -> str | None:
+    """What is wrong with a timeout in seconds (None: nothing): it must be a finite
+    number above 0 and at most an hour."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"must be a number of seconds, not {type(value).__name__}"
+    if not math.isfinite(value) or value <= 0:
+        return f"must be a positive, finite number of seconds, not {value!r}"
+    if value > MAX_TIMEOUT:
+        return f"must be at most {MAX_TIMEOUT:g} seconds, not {value!r}"
+    return None
+
+
+#: The longest any wait of a call may be (an hour, as ``BashAction.timeout`` allows).
+MAX_TIMEOUT = 3600.0
+
+
+def _redirected_note(fds: list[int]) -> str:
+    if not fds:
+        return ""
+    names = " and ".join({1: "standard output", 2: "standard error"}[fd] for fd in fds)
+    verb = "go" if len(fds) > 1 else "goes"
+    return (
+        f"\n[Note: the shell's {names} no longer {verb} to the terminal (an `exec >...` "
+        "redirection), so what commands print there is not shown. Undo it with "
+        "`exec >/dev/tty 2>&1`, or call with reset=true for a fresh shell.]"
+    )
 
 
 def _rendered(data: bytes, script: str | None) -> str:
