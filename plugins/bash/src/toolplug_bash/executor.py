@@ -39,6 +39,7 @@ class BashConfig:
     max_saved_output: int
     env: dict[str, str] = field(default_factory=dict)
     env_allowlist: list[str] | None = None
+    inherit_env: bool = True
     shell: str = "bash"
     secrets: list[str] = field(default_factory=list)
 
@@ -49,7 +50,12 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     def __init__(self, config: BashConfig) -> None:
         self.config = config
         self.session: ShellSession | None = None
-        self._env = session_env(config.base_env, allowlist=config.env_allowlist, extra=config.env)
+        self._env = session_env(
+            config.base_env,
+            inherit=config.inherit_env,
+            allowlist=config.env_allowlist,
+            extra=config.env,
+        )
         self._workdir: Path | None = None
         self._call_lock = threading.Lock()
         self._fresh_note = ""
@@ -202,7 +208,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         else:
             shown += _rendered(tail, script)
         status = self._status(outcome, saved)
-        failed = outcome.reason == "exited" and outcome.exit_code is None
+        # The shell ending by itself (`exit 3`) is an answer; its end by a signal or
+        # for a reason unknown is the session failing.
+        failed = outcome.reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
         if outcome.reason in ("done", "repaired") and self.session is not None:
             status += _redirected_note(self.session.redirected())
         if outcome.reason == "exited":

@@ -657,7 +657,7 @@ class ShellSession:
                 events = poller.poll(min(wait, 3600.0) * 1000)
             except OSError as exc:
                 raise ShellError(f"waiting on the terminal failed ({exc})") from exc
-            if any(flags & select.POLLNVAL for _, flags in events):
+            if self._closed or any(flags & select.POLLNVAL for _, flags in events):
                 raise ShellError("the session was closed while the call waited")
             ready = [fd for fd, _ in events]
             chunks = self._chunks()
