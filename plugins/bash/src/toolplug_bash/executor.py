@@ -212,7 +212,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         # for a reason unknown is the session failing.
         failed = outcome.reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
         if outcome.reason in ("done", "repaired") and self.session is not None:
-            status += _redirected_note(self.session.redirected())
+            status += _redirected_note(self.session.redirected)
         if outcome.reason == "exited":
             self._discard_session()
             self._fresh_note = (

@@ -132,6 +132,11 @@ class _SentinelScanner:
             return data, None, b""
         body_start = start + len(_MARK)
         end = data.find(_END, body_start, body_start + _MAX_BODY + 1)
+        following = data.find(_MARK[:1], body_start, None if end < 0 else end)
+        if following >= 0:
+            # Another start before this one's end: this start is output, not a sentinel
+            # (else an unended forgery would swallow the real sentinel after it).
+            return data[:following], None, data[following:]
         if end < 0:
             if len(data) - body_start > _MAX_BODY:
                 # Too long to be a sentinel: it is output; look again after its start.
@@ -271,6 +276,9 @@ class ShellSession:
         self._repairing = False
         #: How many times a shell that replaced ours was given the session's settings.
         self.repairs = 0
+        #: Which of the shell's stdout (1) and stderr (2) were no terminal when its
+        #: last command ended (``exec >/dev/null``).
+        self.redirected: list[int] = []
         self._leftover = b""
         self._running_since: float | None = None
         self._hard_timer: threading.Timer | None = None
@@ -425,25 +433,31 @@ class ShellSession:
         """The line that sets the shell up (also typed again to repair a replaced shell).
 
         It ends with the sentinel of a nonce of its own: the session is ready then.
+        Sentinel bodies are ``NONCE;STATUS;AWAY;CWD``, AWAY naming which of stdout (1)
+        and stderr (2) are no terminal (``exec >/dev/null``); the prompt mark's NONCE
+        is ``P`` and the session's prompt token.
         """
         self._setup_nonce = secrets.token_hex(8).encode()
         tty = shlex.quote(self._tty)
-        mark = f"\\036TPP{self._prompt_token.decode()};%d;%s\\037"
+        mark = f"\\036TPP{self._prompt_token.decode()};%d;;%s\\037"
         # After a line that __tp did not end (an interrupt dropped it), the prompt mark.
         prompt = (
             "__tp_s=$?; if [[ -n $__tp_done ]]; then __tp_done=; else "
-            f'builtin printf \'{mark}\' "$__tp_s" "$PWD" >{tty}; fi; '
-            "set +o emacs +o vi"
+            f'builtin printf \'{mark}\' "$__tp_s" "$PWD" >{tty}; fi'
         )
-        sentinel = "\\036TP%s;%d;%s\\037"
+        sentinel = "\\036TP%s;%d;%s;%s\\037"
+        tp = (
+            "__tp() { local away=; [[ -t 1 ]] || away=1; [[ -t 2 ]] || away+=2; "
+            f'builtin printf \'{sentinel}\' "$1" "$2" "$away" "$PWD" >{tty}; '
+            f'__tp_done=1; PROMPT_COMMAND={shlex.quote(prompt)}; return "$2"; }}'
+        )
         # bash starts without a controlling terminal (the fast way to spawn it); opening
         # the pty as the session leader makes it one, and then job control can start.
         parts = [
             f"exec 0<>{tty} 1>&0 2>&0",
             "set -m +o history +o emacs +o vi",
             "unset HISTFILE MAILCHECK",
-            f'__tp() {{ builtin printf \'{sentinel}\' "$1" "$2" "$PWD" >{tty}; '
-            f'__tp_done=1; PROMPT_COMMAND={shlex.quote(prompt)}; return "$2"; }}',
+            tp,
             f"PROMPT_COMMAND={shlex.quote(prompt)}",
             "PS1= PS2=",
             f"__tp {self._setup_nonce.decode()} 0",
@@ -639,10 +653,9 @@ class ShellSession:
                 if mark is not None and self._shell_at_prompt():
                     return self._ended_by(killing_since), self._parse_prompt(mark)
                 if killing_since is None and mark is None and not self._repairing:
-                    waiting = self._waits_on_terminal()
-                    if waiting and self._shell_replaced():
+                    if self._shell_replaced():
                         self._repair()
-                    elif waiting:
+                    if not self._repairing and self._waits_on_terminal():
                         return "input", None
                 next_probe = now + (_CONFIRM_EVERY if mark is not None else _INPUT_PROBE_EVERY)
             wakeups = [deadline, last_output + limits.no_output_timeout, next_probe]
@@ -741,8 +754,10 @@ class ShellSession:
 
     def _parse_prompt(self, body: bytes) -> int:
         _, _, fields = body.partition(b";")
-        status, _, cwd = fields.partition(b";")
+        status, _, fields = fields.partition(b";")
+        away, _, cwd = fields.partition(b";")
         self.cwd = cwd.decode("utf-8", errors="replace") or self.cwd
+        self.redirected = [fd for fd in (1, 2) if str(fd).encode() in away]
         return int(status) if status.lstrip(b"-").isdigit() else -1
 
     def _shell_gone(self, ready: list[int]) -> bool:
@@ -779,9 +794,9 @@ class ShellSession:
         return group == pid and argv is not None and argv != self._argv
 
     def _repair(self) -> None:
-        """A shell that replaced ours (``exec bash``) waits at its prompt without the
-        session's settings: type the setup line to it. Another program is left alone
-        (it reads the terminal: the call reports that it waits for input)."""
+        """A bash that replaced ours (``exec bash``) has none of the session's settings:
+        type the setup line to it (it reads it at its first prompt). Another program
+        is left alone (when it reads the terminal, the call says it waits for input)."""
         pid = self.pid
         argv = procs.command_line(pid) if pid is not None else None
         if not argv or os.path.basename(argv[0]).lstrip("-") != "bash":
@@ -790,21 +805,6 @@ class ShellSession:
         self._argv = argv
         self.repairs += 1
         self._write(self._setup_line())
-
-    def redirected(self) -> list[int]:
-        """Which of the shell's standard output and error no longer go to the terminal."""
-        pid = self.pid
-        if pid is None:
-            return []
-        found = []
-        for fd in (1, 2):
-            try:
-                target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue  # no /proc, or the descriptor is closed
-            if target != self._tty:
-                found.append(fd)
-        return found
 
     # -- interrupts and the hard limit -------------------------------------------------
 
