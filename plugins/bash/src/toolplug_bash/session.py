@@ -440,16 +440,18 @@ class ShellSession:
         self._setup_nonce = secrets.token_hex(8).encode()
         tty = shlex.quote(self._tty)
         mark = f"\\036TPP{self._prompt_token.decode()};%d;;%s\\037"
-        # After a line that __tp did not end (an interrupt dropped it), the prompt mark.
-        prompt = (
-            "__tp_s=$?; if [[ -n $__tp_done ]]; then __tp_done=; else "
-            f'builtin printf \'{mark}\' "$__tp_s" "$PWD" >{tty}; fi'
-        )
         sentinel = "\\036TP%s;%d;%s;%s\\037"
-        tp = (
-            "__tp() { local away=; [[ -t 1 ]] || away=1; [[ -t 2 ]] || away+=2; "
-            f'builtin printf \'{sentinel}\' "$1" "$2" "$away" "$PWD" >{tty}; '
-            f'__tp_done=1; PROMPT_COMMAND={shlex.quote(prompt)}; return "$2"; }}'
+        # After a line that __tp did not end (an interrupt dropped it), the prompt mark.
+        prompt = "__tp_s=$?; [[ -n $__tp_done ]] && __tp_done= || __tp_prompt"
+        functions = (
+            f'__tp_prompt() {{ builtin printf \'{mark}\' "$__tp_s" "$PWD" >{tty}; }}; '
+            # The command's end. Its stdout is the terminal, but after `exec >FILE`:
+            # then the sentinel goes to the terminal by its path, and says so.
+            f"__tp() {{ __tp_done=1; PROMPT_COMMAND={shlex.quote(prompt)}; "
+            f'if [[ -t 1 ]]; then builtin printf \'{sentinel}\' "$1" "$2" \'\' "$PWD"; '
+            "else local away=1; [[ -t 2 ]] || away+=2; "
+            f'builtin printf \'{sentinel}\' "$1" "$2" "$away" "$PWD" >{tty}; fi; '
+            'return "$2"; }'
         )
         # bash starts without a controlling terminal (the fast way to spawn it); opening
         # the pty as the session leader makes it one, and then job control can start.
@@ -457,7 +459,7 @@ class ShellSession:
             f"exec 0<>{tty} 1>&0 2>&0",
             "set -m +o history +o emacs +o vi",
             "unset HISTFILE MAILCHECK",
-            tp,
+            functions,
             f"PROMPT_COMMAND={shlex.quote(prompt)}",
             "PS1= PS2=",
             f"__tp {self._setup_nonce.decode()} 0",
