@@ -597,8 +597,9 @@ class ShellSession:
         """Output that arrived between calls (background jobs) starts the next view."""
         pending, self._leftover = self._leftover, b""
         for chunk in [pending, *self._chunks()]:
-            self._consume(chunk, capture)
-        self._leftover = b""  # nothing runs: a stray sentinel ends nothing
+            # Nothing runs: a stray sentinel ends nothing; what follows it is output.
+            while chunk and self._consume(chunk, capture, idle=True) is not None:
+                chunk, self._leftover = self._leftover, b""
 
     def _read(self) -> bytes:
         """Read what is there without blocking; b'' when nothing is (or the pty closed)."""
@@ -706,17 +707,23 @@ class ShellSession:
     def _ended_by(self, killing_since: float | None) -> str:
         return "killed" if killing_since is not None or self._limit_hit else "done"
 
-    def _consume(self, chunk: bytes, capture: OutputCapture) -> tuple[str, bytes] | None:
+    def _consume(
+        self, chunk: bytes, capture: OutputCapture, *, idle: bool = False
+    ) -> tuple[str, bytes] | None:
         """Pass output on to the capture up to the first sentinel of the session.
 
         Returns ``(kind, body)``: ``done`` (the command's nonce), ``mark`` (the prompt
         mark) or ``repaired`` (a repair's setup line ended); what follows is kept in
         ``_leftover``. Sentinels that are not the session's are output like any other.
         While the shell starts, output up to the setup line's sentinel is dropped.
+        ``idle``: no command runs, so a prompt mark is a late interrupt's new prompt,
+        and the newline bash printed for that interrupt is not output.
         """
         rest = chunk
         while True:
             before, body, rest = self._scanner.feed(rest)
+            if idle and body is not None and body.startswith(b"P" + self._prompt_token + b";"):
+                before = before[:-1] if before.endswith(b"\n") else before
             if not self._starting:
                 capture.write(self.masker.feed(before))
             if body is None:
