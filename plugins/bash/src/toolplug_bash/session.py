@@ -48,10 +48,10 @@ KEYS = {"C-c": b"\x03", "C-d": b"\x04", "C-z": b"\x1a"}
 _READ_SIZE = 1 << 16
 #: Quiet time after which the foreground job is checked for waiting on the terminal.
 _INPUT_PROBE_EVERY = 0.25
-#: Longest one-line command typed directly (the terminal's line limit is 4095 bytes).
-_MAX_TYPED = 1000
+#: Bytes a command may not hold to be typed (newlines, and what the terminal would
+#: take as editing keys); such a command is sourced from a file.
 _UNTYPABLE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
-#: Longest line typed (the terminal's canonical line limit is 4095 bytes).
+#: Longest quoted command typed (the terminal's canonical line limit is 4095 bytes).
 _MAX_LINE = 3500
 #: What frames a sentinel: the start, and the end.
 _MARK = b"\x1eTP"
@@ -274,8 +274,6 @@ class ShellSession:
         #: Output is dropped until the setup line's sentinel (set again for a repair).
         self._starting = False
         self._repairing = False
-        #: How many times a shell that replaced ours was given the session's settings.
-        self.repairs = 0
         #: Which of the shell's stdout (1) and stderr (2) were no terminal when its
         #: last command ended (``exec >/dev/null``).
         self.redirected: list[int] = []
@@ -360,7 +358,7 @@ class ShellSession:
     def _start_drain(self) -> None:
         # The thread reads its own copy of the terminal's descriptor and its end of a
         # pipe, and closes both itself: closing ours never pulls a descriptor from
-        # under its select. Closing our end of the pipe tells it to stop.
+        # under its poll. Closing our end of the pipe tells it to stop.
         stop_read, self._drain_stop = os.pipe()
         terminal = os.dup(self._fd)
         # The low-level start: threading.Thread.start waits for the thread to be
@@ -812,7 +810,6 @@ class ShellSession:
             return
         self._repairing = True
         self._argv = argv
-        self.repairs += 1
         self._write(self._setup_line())
 
     # -- interrupts and the hard limit -------------------------------------------------
