@@ -285,18 +285,12 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
 
 def timeout_problem(value: object) -> str | None:
     """What is wrong with a timeout in seconds (None: nothing): it must be a finite
-    number above 0 and at most an hour."""
+    number above 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"must be a number of seconds, not {type(value).__name__}"
     if not math.isfinite(value) or value <= 0:
         return f"must be a positive, finite number of seconds, not {value!r}"
-    if value > MAX_TIMEOUT:
-        return f"must be at most {MAX_TIMEOUT:g} seconds, not {value!r}"
     return None
-
-
-#: The longest any wait of a call may be (an hour, as ``BashAction.timeout`` allows).
-MAX_TIMEOUT = 3600.0
 
 
 def _redirected_note(fds: list[int]) -> str:

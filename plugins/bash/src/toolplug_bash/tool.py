@@ -9,7 +9,7 @@ from typing import Any
 
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
-from toolplug_bash.executor import BashConfig, BashExecutor, timeout_problem
+from toolplug_bash.executor import BashConfig, BashExecutor
 from toolplug_bash.types import DESCRIPTION, BashAction, BashObservation
 
 ANNOTATIONS = ToolAnnotations(
@@ -64,8 +64,8 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         config = BashConfig(
             workspace=context.workspace,
             base_env=dict(context.env),
-            timeout=_seconds("timeout", _first(timeout, context.timeout, 120.0)),
-            no_output_timeout=_seconds("no_output_timeout", no_output_timeout),
+            timeout=_positive("timeout", _first(timeout, context.timeout, 120.0)),
+            no_output_timeout=_positive("no_output_timeout", no_output_timeout),
             hard_timeout=None if hard_timeout is None else _positive("hard_timeout", hard_timeout),
             max_output=int(_positive("max_output", _first(max_output, context.max_output, 30000))),
             max_saved_output=int(_positive("max_saved_output", max_saved_output)),
@@ -100,14 +100,6 @@ def _positive(name: str, value: Any) -> float:
         raise ValueError(f"{name} must be a positive number, got {value!r}")
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive, finite number, got {value!r}")
-    return float(value)
-
-
-def _seconds(name: str, value: Any) -> float:
-    """A call's wait: validated as the host's per-call timeout is."""
-    problem = timeout_problem(value)
-    if problem is not None:
-        raise ValueError(f"{name} {problem}")
     return float(value)
 
 
