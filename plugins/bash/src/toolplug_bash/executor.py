@@ -73,7 +73,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         self, action: BashAction, timeout: float | None = None
     ) -> BashObservation | Observation:
         if timeout is not None:
-            problem = timeout_problem(timeout)
+            problem = _timeout_problem(timeout)
             if problem is not None:
                 return Observation.error(
                     f"The host's timeout for this call {problem}; nothing was run."
@@ -249,9 +249,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             lines.append(f"[Exit code {outcome.exit_code}. Working directory: {outcome.cwd}]")
         elif reason == "repaired":
             lines.append(
-                "[The command replaced the shell with a new bash (exec), which did not "
-                "answer as the session's shell; it was given the session's settings and "
-                "works again (the old shell's variables and functions are gone). "
+                "[The command replaced the shell with a new bash (exec). The session's "
+                "settings were typed into it, so it works as the session's shell again "
+                "(the old shell's variables and functions are gone). "
                 f"Working directory: {outcome.cwd}]"
             )
         elif reason == "killed":
@@ -283,7 +283,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         return f"for {time.monotonic() - self._started_at:.0f} s"
 
 
-def timeout_problem(value: object) -> str | None:
+def _timeout_problem(value: object) -> str | None:
     """What is wrong with a timeout in seconds (None: nothing): it must be a finite
     number above 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
