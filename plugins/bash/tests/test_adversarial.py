@@ -223,6 +223,17 @@ def test_exec_bash_is_repaired(make_bash: MakeBash, tmp_path: Path) -> None:
     assert run(bash, "C-c", is_input=True).exit_code == 130
 
 
+def test_a_shell_replaced_by_another_program_is_reported(make_bash: MakeBash) -> None:
+    bash = make_bash(timeout=60)
+    replaced = run(bash, "exec cat")
+    assert replaced.waiting_for_input, replaced.text
+    assert "replaced by `cat`" in replaced.text
+    assert run(bash, "meow", is_input=True).output == "meow\n"
+    fresh = run(bash, "echo fresh", reset=True)
+    assert fresh.output == "fresh\n"
+    assert "replaced by" not in fresh.text
+
+
 def test_clearing_prompt_command_wedges_nothing(make_bash: MakeBash) -> None:
     bash = make_bash(timeout=60)
     run(bash, "PROMPT_COMMAND=")

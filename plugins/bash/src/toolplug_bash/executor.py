@@ -213,6 +213,12 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         failed = outcome.reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
         if outcome.reason in ("done", "repaired") and self.session is not None:
             status += _redirected_note(self.session.redirected)
+        if outcome.running and self.session is not None and self.session.replaced_by:
+            status += (
+                f"\n[Note: the shell itself was replaced by `{self.session.replaced_by}` "
+                "(exec): what you type goes to it, and when it ends the session ends. "
+                "Call with reset=true for a fresh shell.]"
+            )
         if outcome.reason == "exited":
             self._discard_session()
             self._fresh_note = (

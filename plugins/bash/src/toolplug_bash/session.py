@@ -274,6 +274,8 @@ class ShellSession:
         #: Output is dropped until the setup line's sentinel (set again for a repair).
         self._starting = False
         self._repairing = False
+        #: The program that replaced the shell (``exec python3``), when not a bash.
+        self.replaced_by: str | None = None
         #: Which of the shell's stdout (1) and stderr (2) were no terminal when its
         #: last command ended (``exec >/dev/null``).
         self.redirected: list[int] = []
@@ -806,7 +808,11 @@ class ShellSession:
         is left alone (when it reads the terminal, the call says it waits for input)."""
         pid = self.pid
         argv = procs.command_line(pid) if pid is not None else None
-        if not argv or os.path.basename(argv[0]).lstrip("-") != "bash":
+        if not argv:
+            return
+        program = os.path.basename(argv[0]).lstrip("-")
+        if program != "bash":
+            self.replaced_by = program
             return
         self._repairing = True
         self._argv = argv
