@@ -85,9 +85,10 @@ def test_syntax_error_in_script_comes_back(bash: Bash) -> None:
     assert run(bash, "echo still here").output == "still here\n"
 
 
-def test_incomplete_line_is_cancelled(bash: Bash) -> None:
+def test_incomplete_line_is_a_syntax_error_not_a_wait(bash: Bash) -> None:
     observation = run(bash, "echo 'unclosed")
-    assert "incomplete" in observation.text
+    assert "unexpected EOF" in observation.output
+    assert observation.exit_code == 2
     assert not observation.running
     assert run(bash, "echo fine").output == "fine\n"
 

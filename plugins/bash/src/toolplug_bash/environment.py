@@ -1,4 +1,11 @@
-"""The environment a session's shell starts with."""
+"""The environment a session's shell starts with.
+
+Two bases: the host's whole environment (*inherit*, the default in a library host), or
+a *minimal* one, which keeps only :data:`MINIMAL` (and the locale's ``LC_*``), the names
+the host allows and the names in ``TOOLPLUG_BASH_PASS_ENV`` (how the operator of a
+server such as ``toolplug mcp serve`` lets more through). A server says which base its
+tools get with ``ToolContext.extra["inherit_env"]``; the ``inherit_env`` param wins.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +30,13 @@ QUIET_TERMINAL = {
     "LINES": "50",
 }
 
+#: What a minimal environment keeps of the host's (with every ``LC_*``): nothing secret.
+MINIMAL = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM")
+
+#: The host variable that names (comma- or space-separated) more variables a minimal
+#: environment lets through.
+PASS_ENV_VAR = "TOOLPLUG_BASH_PASS_ENV"
+
 #: Shell variables of the host that would disturb the session's prompt protocol.
 _DROPPED = ("PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV", "HISTFILE")
 
@@ -30,20 +44,28 @@ _DROPPED = ("PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "BASH_ENV", "ENV", "HI
 def session_env(
     base: Mapping[str, str],
     *,
+    inherit: bool = True,
     allowlist: Iterable[str] | None = None,
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Build a session's environment.
 
-    ``base`` is the host's environment; with an ``allowlist`` only the variables it
-    names pass. Then the quiet-terminal settings apply, and last the host's ``extra``
-    variables (which may override them).
+    ``base`` is the host's environment. With ``inherit`` and no ``allowlist``, all of
+    it passes; with an ``allowlist``, only the variables it names; without ``inherit``,
+    the minimal set, the ``allowlist`` and the names in ``TOOLPLUG_BASH_PASS_ENV``.
+    Then the quiet-terminal settings apply, and last the host's ``extra`` variables
+    (which may override them).
     """
-    if allowlist is not None:
-        allowed = set(allowlist)
-        env = {k: v for k, v in base.items() if k in allowed}
-    else:
+    if inherit and allowlist is None:
         env = dict(base)
+    else:
+        allowed = set(allowlist or ())
+        if not inherit:
+            allowed.update(MINIMAL)
+            allowed.update(base.get(PASS_ENV_VAR, "").replace(",", " ").split())
+        env = {
+            k: v for k, v in base.items() if k in allowed or (not inherit and k.startswith("LC_"))
+        }
     for name in _DROPPED:
         env.pop(name, None)
     env.update(QUIET_TERMINAL)

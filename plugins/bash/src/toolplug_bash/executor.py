@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 import tempfile
 import threading
@@ -38,6 +39,7 @@ class BashConfig:
     max_saved_output: int
     env: dict[str, str] = field(default_factory=dict)
     env_allowlist: list[str] | None = None
+    inherit_env: bool = True
     shell: str = "bash"
     secrets: list[str] = field(default_factory=list)
 
@@ -48,7 +50,12 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     def __init__(self, config: BashConfig) -> None:
         self.config = config
         self.session: ShellSession | None = None
-        self._env = session_env(config.base_env, allowlist=config.env_allowlist, extra=config.env)
+        self._env = session_env(
+            config.base_env,
+            inherit=config.inherit_env,
+            allowlist=config.env_allowlist,
+            extra=config.env,
+        )
         self._workdir: Path | None = None
         self._call_lock = threading.Lock()
         self._fresh_note = ""
@@ -65,8 +72,14 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     def __call__(
         self, action: BashAction, timeout: float | None = None
     ) -> BashObservation | Observation:
-        if timeout is not None and (action.timeout is None or action.timeout > timeout):
-            action = action.model_copy(update={"timeout": timeout})
+        if timeout is not None:
+            problem = _timeout_problem(timeout)
+            if problem is not None:
+                return Observation.error(
+                    f"The host's timeout for this call {problem}; nothing was run."
+                )
+            if action.timeout is None or action.timeout > timeout:
+                action = action.model_copy(update={"timeout": timeout})
         if not self._call_lock.acquire(blocking=False):
             return Observation.error(
                 "Another call to this bash session is still in progress; calls to one "
@@ -77,7 +90,10 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                 return Observation.error("This bash session is closed.")
             return self._handle(action)
         except (ShellError, OSError) as exc:
+            closed = self._closed
             self._discard_session()
+            if closed:
+                return Observation.error("This bash session was closed while the call ran.")
             return Observation.error(
                 f"The shell failed: {exc}. The next call starts a fresh session."
             )
@@ -192,6 +208,17 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         else:
             shown += _rendered(tail, script)
         status = self._status(outcome, saved)
+        # The shell ending by itself (`exit 3`) is an answer; its end by a signal or
+        # for a reason unknown is the session failing.
+        failed = outcome.reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
+        if outcome.reason in ("done", "repaired") and self.session is not None:
+            status += _redirected_note(self.session.redirected)
+        if outcome.running and self.session is not None and self.session.replaced_by:
+            status += (
+                f"\n[Note: the shell itself was replaced by `{self.session.replaced_by}` "
+                "(exec): what you type goes to it, and when it ends the session ends. "
+                "Call with reset=true for a fresh shell.]"
+            )
         if outcome.reason == "exited":
             self._discard_session()
             self._fresh_note = (
@@ -203,6 +230,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         # model would be a tenth of a short command's round trip.
         return BashObservation.model_construct(
             content=[TextContent.model_construct(text="\n".join(p.rstrip("\n") for p in parts))],
+            is_error=failed,
             output=shown,
             exit_code=outcome.exit_code,
             cwd=outcome.cwd or cwd,
@@ -225,10 +253,12 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         limit = self.config.hard_timeout
         if reason == "done":
             lines.append(f"[Exit code {outcome.exit_code}. Working directory: {outcome.cwd}]")
-        elif reason == "incomplete":
+        elif reason == "repaired":
             lines.append(
-                "[The command was incomplete (an unclosed quote, bracket or `\\` at the "
-                "end?) and was cancelled; nothing ran. Fix it and run it again.]"
+                "[The command replaced the shell with a new bash (exec). The session's "
+                "settings were typed into it, so it works as the session's shell again "
+                "(the old shell's variables and functions are gone). "
+                f"Working directory: {outcome.cwd}]"
             )
         elif reason == "killed":
             lines.append(
@@ -236,9 +266,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                 f"with its process group. Working directory: {outcome.cwd}]"
             )
         elif reason == "exited":
+            status = "unknown" if outcome.exit_code is None else outcome.exit_code
             lines.append(
-                f"[The shell exited (status {outcome.exit_code}). The next call starts a "
-                "fresh session.]"
+                f"[The shell exited (status {status}). The next call starts a fresh session.]"
             )
         elif reason == "input":
             lines.append(
@@ -257,6 +287,28 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
 
     def _running_for(self) -> str:
         return f"for {time.monotonic() - self._started_at:.0f} s"
+
+
+def _timeout_problem(value: object) -> str | None:
+    """What is wrong with a timeout in seconds (None: nothing): it must be a finite
+    number above 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"must be a number of seconds, not {type(value).__name__}"
+    if not math.isfinite(value) or value <= 0:
+        return f"must be a positive, finite number of seconds, not {value!r}"
+    return None
+
+
+def _redirected_note(fds: list[int]) -> str:
+    if not fds:
+        return ""
+    names = " and ".join({1: "standard output", 2: "standard error"}[fd] for fd in fds)
+    verb = "go" if len(fds) > 1 else "goes"
+    return (
+        f"\n[Note: the shell's {names} no longer {verb} to the terminal (an `exec >...` "
+        "redirection), so what commands print there is not shown. Undo it with "
+        "`exec >/dev/tty 2>&1`, or call with reset=true for a fresh shell.]"
+    )
 
 
 def _rendered(data: bytes, script: str | None) -> str:

@@ -41,6 +41,16 @@ def read_stat(pid: int) -> ProcInfo | None:
     return ProcInfo(pid, int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode())
 
 
+def command_line(pid: int) -> list[str] | None:
+    """A process's arguments (``/proc/<pid>/cmdline``); ``None`` when it cannot be read."""
+    try:
+        with open(f"{_PROC}/{pid}/cmdline", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    return [os.fsdecode(arg) for arg in raw.split(b"\0")[:-1]]
+
+
 def all_processes() -> list[ProcInfo]:
     """Every process we can see (empty without ``/proc``)."""
     try:

@@ -2,14 +2,22 @@
 
 bash runs interactively (job control on, no readline, no rc files) in its own session
 with the pty as its controlling terminal, so ``C-c`` reaches the foreground job the way
-it does in a terminal and the shell survives it. After every command bash runs
-``PROMPT_COMMAND``, which prints a *sentinel*: a per-session random token with the exit
-status and the working directory, framed by two control bytes no command prints by
-accident. Reading up to the sentinel is the whole round trip: no polling, no sleeps.
+it does in a terminal and the shell survives it.
 
-One-line commands are typed as they are; anything longer, multi-line or holding
-control characters is written to a file and sourced, so heredocs, long scripts and
-syntax errors behave as in a script and never leave the shell waiting for more input.
+Each command is typed as one line, ``eval -- 'COMMAND'; __tp NONCE $?`` (a long,
+multi-line or binary command is written to a file and the line sources it instead).
+When the command ends, ``__tp`` prints a *sentinel*: the nonce, the exit status and the
+working directory, framed by two control bytes. The nonce is fresh for every command
+and exists only in bash's own copy of the line it parsed, so nothing the command runs
+or prints can know it before the command has ended: output cannot fake a completion.
+Reading up to the sentinel is the whole round trip: no polling, no sleeps.
+
+An interrupt (``C-c``, the hard limit) makes bash drop the rest of the line, ``__tp``
+included; then ``PROMPT_COMMAND`` prints a *prompt mark* instead, which counts only once
+the shell itself is seen back at its prompt (the foreground process group, reading the
+terminal). Commands that reprogram the session are repaired or reported: the sentinel
+goes to the terminal by its path (``exec >/dev/null`` cannot hide it), ``stty echo`` is
+undone before each line, and a shell replaced by ``exec bash`` gets its settings back.
 """
 
 from __future__ import annotations
@@ -40,9 +48,21 @@ KEYS = {"C-c": b"\x03", "C-d": b"\x04", "C-z": b"\x1a"}
 _READ_SIZE = 1 << 16
 #: Quiet time after which the foreground job is checked for waiting on the terminal.
 _INPUT_PROBE_EVERY = 0.25
-#: Longest one-line command typed directly (the terminal's line limit is 4095 bytes).
-_MAX_TYPED = 1000
+#: Bytes a command may not hold to be typed (newlines, and what the terminal would
+#: take as editing keys); such a command is sourced from a file.
 _UNTYPABLE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+#: Longest quoted command typed (the terminal's canonical line limit is 4095 bytes).
+_MAX_LINE = 3500
+#: What frames a sentinel: the start, and the end.
+_MARK = b"\x1eTP"
+_END = b"\x1f"
+#: Longest sentinel body (nonce, status, a working directory of up to PATH_MAX bytes);
+#: an unended start longer than that is output, not a sentinel.
+_MAX_BODY = 4200
+#: Most bytes of sentinels the between-calls spool keeps from its dropped middle.
+_MAX_KEPT = 1 << 16
+#: How often the shell is looked at while a prompt mark waits to be confirmed.
+_CONFIRM_EVERY = 0.005
 #: Most bytes kept of what the terminal prints between calls (the middle is dropped).
 _SPOOL_LIMIT = 1 << 20
 #: Between calls: how often the terminal is looked at, and how long output may pause
@@ -74,8 +94,9 @@ class Outcome:
 
     ``reason`` is ``done`` (the shell is back at its prompt), ``timeout`` or ``quiet``
     (control returned; the command still runs), ``input`` (the command waits on the
-    terminal), ``incomplete`` (bash wanted more lines; the command was cancelled),
-    ``killed`` (the hard limit ended it) or ``exited`` (the shell itself ended).
+    terminal), ``killed`` (the hard limit ended it), ``repaired`` (the command replaced
+    the shell with a new bash, which was given the session's settings) or ``exited``
+    (the shell itself ended).
     """
 
     reason: str
@@ -90,28 +111,39 @@ class Outcome:
 
 
 class _SentinelScanner:
-    """Find the session's sentinels in the byte stream, across read boundaries."""
+    """Find sentinels (``\\x1eTP...\\x1f``) in the byte stream, across read boundaries.
 
-    def __init__(self, token: bytes) -> None:
-        self.marker = b"\x1eTP" + token
+    It finds every framed body; which of them are the session's is the session's call.
+    """
+
+    def __init__(self) -> None:
         self._pending = b""
 
     def feed(self, chunk: bytes) -> tuple[bytes, bytes | None, bytes]:
-        """Split into (output before a sentinel, the sentinel body or None, the rest)."""
+        """Split into (output before a sentinel, its body or None, the rest to feed)."""
         data = self._pending + chunk
         self._pending = b""
-        start = data.find(self.marker)
+        start = data.find(_MARK)
         if start < 0:
-            hold = _partial_suffix(data, self.marker)
+            hold = _partial_suffix(data, _MARK)
             if hold:
                 self._pending = data[-hold:]
                 return data[:-hold], None, b""
             return data, None, b""
-        end = data.find(b"\x1f", start)
+        body_start = start + len(_MARK)
+        end = data.find(_END, body_start, body_start + _MAX_BODY + 1)
+        following = data.find(_MARK[:1], body_start, None if end < 0 else end)
+        if following >= 0:
+            # Another start before this one's end: this start is output, not a sentinel
+            # (else an unended forgery would swallow the real sentinel after it).
+            return data[:following], None, data[following:]
         if end < 0:
+            if len(data) - body_start > _MAX_BODY:
+                # Too long to be a sentinel: it is output; look again after its start.
+                return data[:body_start], None, data[body_start:]
             self._pending = data[start:]
             return data[:start], None, b""
-        return data[:start], data[start + len(self.marker) : end], data[end + 1 :]
+        return data[:start], data[body_start:end], data[end + 1 :]
 
     def flush(self) -> bytes:
         """Bytes held back because they looked like the start of a sentinel."""
@@ -133,12 +165,13 @@ class _Spool:
     """What the terminal printed while no call was reading it, kept for the next call.
 
     Bounded: past ``limit`` bytes the middle is dropped, and a line says how much. The
-    session's sentinels in the dropped part are kept, since the next call must still
-    see a prompt that came back while no call was waiting.
+    session's sentinels in the dropped part (those that start with one of ``markers``)
+    are kept, since the next call must still see a command that ended while no call was
+    waiting.
     """
 
-    def __init__(self, marker: bytes, limit: int) -> None:
-        self.marker = marker
+    def __init__(self, markers: tuple[bytes, ...], limit: int) -> None:
+        self.markers = markers
         self.half = limit // 2
         self.head = bytearray()
         self.tail = bytearray()
@@ -172,14 +205,16 @@ class _Spool:
             cut = start  # never cut through a sentinel
         dropped = bytes(self.tail[:cut])
         del self.tail[:cut]
-        found = dropped.find(self.marker)
+        found = dropped.find(_MARK)
         while found >= 0:
-            end = dropped.find(b"\x1f", found)
+            end = dropped.find(_END, found)
             if end < 0:  # not a whole sentinel after all (the cut keeps whole ones)
                 break
-            self.kept += dropped[found : end + 1]
-            cut -= end + 1 - found
-            found = dropped.find(self.marker, end + 1)
+            ours = dropped.startswith(self.markers, found)
+            if ours and len(self.kept) + end + 1 - found <= _MAX_KEPT:
+                self.kept += dropped[found : end + 1]
+                cut -= end + 1 - found
+            found = dropped.find(_MARK, end + 1)
         self.dropped += cut
 
     def take(self) -> bytes:
@@ -227,9 +262,23 @@ class ShellSession:
         self._fd = -1
         self._pidfd = -1
         self._tty = ""
+        #: Marks the session's processes (``TOOLPLUG_BASH_SESSION``, in their environment).
         self._token = b""
-        self._scanner: _SentinelScanner | None = None
-        self._prompts_to_skip = 0
+        #: Frames the prompt mark; a shell variable, never exported.
+        self._prompt_token = b""
+        #: The current command's nonce, and the setup line's.
+        self._nonce = b""
+        self._setup_nonce = b""
+        self._argv: list[str] = []
+        self._scanner = _SentinelScanner()
+        #: Output is dropped until the setup line's sentinel (set again for a repair).
+        self._starting = False
+        self._repairing = False
+        #: The program that replaced the shell (``exec python3``), when not a bash.
+        self.replaced_by: str | None = None
+        #: Which of the shell's stdout (1) and stderr (2) were no terminal when its
+        #: last command ended (``exec >/dev/null``).
+        self.redirected: list[int] = []
         self._leftover = b""
         self._running_since: float | None = None
         self._hard_timer: threading.Timer | None = None
@@ -241,7 +290,7 @@ class ShellSession:
         # Held by a call while it reads the terminal; between calls, the drain thread
         # reads it instead, so that a job printing to it never blocks on a full buffer.
         self._reading = threading.Lock()
-        self._spool = _Spool(b"", _SPOOL_LIMIT)
+        self._spool = _Spool((), _SPOOL_LIMIT)
         self._drain_stop = -1
 
     # -- life cycle ------------------------------------------------------------------
@@ -271,6 +320,8 @@ class ShellSession:
         if self._closed:
             raise ShellError("the session is closed")
         self._token = secrets.token_hex(8).encode()
+        self._prompt_token = secrets.token_hex(8).encode()
+        self._argv = [self.shell, "--norc", "--noprofile", "--noediting", "-i"]
         master, slave = os.openpty()
         try:
             self._tty = os.ttyname(slave)
@@ -281,7 +332,7 @@ class ShellSession:
             termios.tcsetattr(slave, termios.TCSANOW, attrs)
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *self.size, 0, 0))
             self.process = subprocess.Popen(
-                [self.shell, "--norc", "--noprofile", "--noediting", "-i"],
+                self._argv,
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
@@ -301,16 +352,15 @@ class ShellSession:
             self._pidfd = os.pidfd_open(self.process.pid)
         except (AttributeError, OSError):
             self._pidfd = -1
-        self._scanner = _SentinelScanner(self._token)
-        self._spool = _Spool(self._scanner.marker, _SPOOL_LIMIT)
-        self._prompts_to_skip = 1
+        self._scanner = _SentinelScanner()
+        self._spool = _Spool((), _SPOOL_LIMIT)
         self._start_drain()
         self._write(self._setup_line())
 
     def _start_drain(self) -> None:
         # The thread reads its own copy of the terminal's descriptor and its end of a
         # pipe, and closes both itself: closing ours never pulls a descriptor from
-        # under its select. Closing our end of the pipe tells it to stop.
+        # under its poll. Closing our end of the pipe tells it to stop.
         stop_read, self._drain_stop = os.pipe()
         terminal = os.dup(self._fd)
         # The low-level start: threading.Thread.start waits for the thread to be
@@ -328,15 +378,19 @@ class ShellSession:
         """
         fd = self._fd
         flowing = False
+        quiet = select.poll()
+        quiet.register(stop, select.POLLIN)
+        watching = select.poll()
+        watching.register(stop, select.POLLIN)
+        watching.register(terminal, select.POLLIN)
         try:
             while True:
-                watch = [terminal, stop] if flowing else [stop]
+                poller = watching if flowing else quiet
                 try:
-                    ready, _, _ = select.select(
-                        watch, [], [], _DRAIN_QUIET if flowing else _DRAIN_TICK
-                    )
-                except (OSError, ValueError):
+                    events = poller.poll((_DRAIN_QUIET if flowing else _DRAIN_TICK) * 1000)
+                except OSError:
                     return
+                ready = [ready_fd for ready_fd, _ in events]
                 if stop in ready:
                     return
                 if flowing and not ready:
@@ -376,20 +430,51 @@ class ShellSession:
         return total > 0
 
     def _setup_line(self) -> bytes:
-        token = self._token.decode()
-        sentinel = f"printf '\\036TP{token};%d;%s\\037' $? \"$PWD\"; PS1="
+        """The line that sets the shell up (also typed again to repair a replaced shell).
+
+        It ends with the sentinel of a nonce of its own: the session is ready then.
+        Sentinel bodies are ``NONCE;STATUS;AWAY;CWD``, AWAY naming which of stdout (1)
+        and stderr (2) are no terminal (``exec >/dev/null``); the prompt mark's NONCE
+        is ``P`` and the session's prompt token.
+        """
+        self._setup_nonce = secrets.token_hex(8).encode()
         tty = shlex.quote(self._tty)
+        mark = f"\\036TPP{self._prompt_token.decode()};%d;;%s\\037"
+        sentinel = "\\036TP%s;%d;%s;%s\\037"
+        # After a line that __tp did not end (an interrupt dropped it), the prompt mark.
+        prompt = "__tp_s=$?; [[ -n $__tp_done ]] && __tp_done= || __tp_prompt"
+        functions = (
+            f'__tp_prompt() {{ builtin printf \'{mark}\' "$__tp_s" "$PWD" >{tty}; }}; '
+            # The command's end. Its stdout is the terminal, but after `exec >FILE`:
+            # then the sentinel goes to the terminal by its path, and says so.
+            f"__tp() {{ __tp_done=1; PROMPT_COMMAND={shlex.quote(prompt)}; "
+            f'if [[ -t 1 ]]; then builtin printf \'{sentinel}\' "$1" "$2" \'\' "$PWD"; '
+            "else local away=1; [[ -t 2 ]] || away+=2; "
+            f'builtin printf \'{sentinel}\' "$1" "$2" "$away" "$PWD" >{tty}; fi; '
+            'return "$2"; }'
+        )
         # bash starts without a controlling terminal (the fast way to spawn it); opening
         # the pty as the session leader makes it one, and then job control can start.
         parts = [
             f"exec 0<>{tty} 1>&0 2>&0",
-            "set -m +o history",
+            "set -m +o history +o emacs +o vi",
             "unset HISTFILE MAILCHECK",
-            f"PROMPT_COMMAND={shlex.quote(sentinel)}",
-            f"PS2='\\036TP{token}+\\037'",
-            "PS1=",
+            functions,
+            f"PROMPT_COMMAND={shlex.quote(prompt)}",
+            "PS1= PS2=",
+            f"__tp {self._setup_nonce.decode()} 0",
         ]
+        self._starting = True
         return ("; ".join(parts) + "\n").encode()
+
+    def _new_nonce(self) -> bytes:
+        """A fresh nonce for the next line; the spool keeps its sentinels from now on."""
+        self._nonce = secrets.token_hex(8).encode()
+        self._spool.markers = (
+            _MARK + self._nonce + b";",
+            _MARK + b"P" + self._prompt_token + b";",
+        )
+        return self._nonce
 
     def close(self) -> None:
         """End the shell and every process of its session. Safe to call twice."""
@@ -451,13 +536,16 @@ class ShellSession:
     def _run(self, command: str, limits: Limits) -> Outcome:
         capture = self._new_capture(limits)
         self._drain_into(capture)
+        self._quiet_echo()
         data = command.encode("utf-8", errors="surrogateescape")
-        if len(data) <= _MAX_TYPED and not _UNTYPABLE.search(data):
-            self._write(data + b"\n")
+        quoted = b"'" + data.replace(b"'", b"'\\''") + b"'"
+        if len(quoted) <= _MAX_LINE and not _UNTYPABLE.search(data):
+            line = b"eval -- " + quoted
         else:
             with open(self.script_path, "wb") as script:
                 script.write(data + b"\n")
-            self._write(f". {shlex.quote(self.script_path)}\n".encode())
+            line = f". {shlex.quote(self.script_path)}".encode()
+        self._write(line + b"; __tp " + self._new_nonce() + b" $?\n")
         self._running_since = time.monotonic()
         self._limit_hit = False
         self._killed_command = False
@@ -477,6 +565,18 @@ class ShellSession:
         path = f"{self.workdir}/output-{self._outputs}.log"
         return OutputCapture(limits.max_output, path, limits.max_saved_output)
 
+    def _quiet_echo(self) -> None:
+        """Undo ``stty echo`` (and the like) of an earlier command before a line is typed:
+        an echoing terminal would print every line back in front of its output."""
+        try:
+            attrs = termios.tcgetattr(self._fd)
+        except termios.error:
+            return
+        echo = termios.ECHO | termios.ECHONL | termios.ECHOCTL
+        if attrs[3] & echo:
+            attrs[3] &= ~echo
+            termios.tcsetattr(self._fd, termios.TCSANOW, attrs)
+
     def _write(self, data: bytes) -> None:
         view = memoryview(data)
         deadline = time.monotonic() + _START_WAIT
@@ -487,7 +587,9 @@ class ShellSession:
                 # The terminal's input queue is full: the command is not reading.
                 if time.monotonic() > deadline:
                     raise ShellError("the terminal does not take input") from None
-                select.select([], [self._fd], [], 0.1)
+                writable = select.poll()
+                writable.register(self._fd, select.POLLOUT)
+                writable.poll(100)
                 continue
             view = view[sent:]
 
@@ -495,8 +597,9 @@ class ShellSession:
         """Output that arrived between calls (background jobs) starts the next view."""
         pending, self._leftover = self._leftover, b""
         for chunk in [pending, *self._chunks()]:
-            if self._consume(chunk, capture) is not None:
-                self._leftover = b""  # a stray prompt: nothing is running
+            # Nothing runs: a stray sentinel ends nothing; what follows it is output.
+            while chunk and self._consume(chunk, capture, idle=True) is not None:
+                chunk, self._leftover = self._leftover, b""
 
     def _read(self) -> bytes:
         """Read what is there without blocking; b'' when nothing is (or the pty closed)."""
@@ -515,7 +618,7 @@ class ShellSession:
         reason, exit_code = self._pump(capture, limits)
         capture.write(self.masker.flush())
         capture.finish()
-        if reason in ("done", "killed", "incomplete"):
+        if reason in ("done", "killed", "repaired"):
             self._running_since = None
             self._disarm_hard_limit()
         if reason == "exited":
@@ -528,8 +631,12 @@ class ShellSession:
         last_output = now
         next_probe = now + _INPUT_PROBE_EVERY
         killing_since: float | None = None
-        cancelled = False
-        watch = [self._fd] + ([self._pidfd] if self._pidfd >= 0 else [])
+        #: A prompt mark's body, until the shell is seen at its prompt.
+        mark: bytes | None = None
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        if self._pidfd >= 0:
+            poller.register(self._pidfd, select.POLLIN)
         while True:
             now = time.monotonic()
             hard = self._hard_deadline()
@@ -546,9 +653,14 @@ class ShellSession:
                 self.close()
                 return "killed", None
             if now >= next_probe:
-                if killing_since is None and not cancelled and self._waits_on_terminal():
-                    return "input", None
-                next_probe = now + _INPUT_PROBE_EVERY
+                if mark is not None and self._shell_at_prompt():
+                    return self._ended_by(killing_since), self._parse_prompt(mark)
+                if killing_since is None and mark is None and not self._repairing:
+                    if self._shell_replaced():
+                        self._repair()
+                    if not self._repairing and self._waits_on_terminal():
+                        return "input", None
+                next_probe = now + (_CONFIRM_EVERY if mark is not None else _INPUT_PROBE_EVERY)
             wakeups = [deadline, last_output + limits.no_output_timeout, next_probe]
             if hard is not None:
                 wakeups.append(hard)
@@ -558,62 +670,81 @@ class ShellSession:
             if self._pidfd < 0:
                 wait = min(wait, 0.1)  # no pidfd: look at the process now and then
             try:
-                ready, _, _ = select.select(watch, [], [], wait)
-            except (OSError, ValueError):  # closed from another thread
-                return "exited", None
+                events = poller.poll(min(wait, 3600.0) * 1000)
+            except OSError as exc:
+                raise ShellError(f"waiting on the terminal failed ({exc})") from exc
+            if self._closed or any(flags & select.POLLNVAL for _, flags in events):
+                raise ShellError("the session was closed while the call waited")
+            ready = [fd for fd, _ in events]
             chunks = self._chunks()
             for index, chunk in enumerate(chunks):
-                prompt = self._consume(chunk, capture)
-                while prompt is not None and prompt.startswith(b"+"):
-                    # bash asks for a continuation line: the command is incomplete.
-                    # Cancel the line; the prompt that follows ends this call.
-                    self._write(KEYS["C-c"])
-                    cancelled = True
-                    rest, self._leftover = self._leftover, b""
-                    prompt = self._consume(rest, capture)
-                if prompt is None:
+                found = self._consume(chunk, capture)
+                if found is None:
                     continue
-                # What came after the prompt belongs to the next call.
+                kind, body = found
+                # What came after the sentinel belongs to the next call.
                 self._leftover += b"".join(chunks[index + 1 :])
-                exit_code = self._parse_prompt(prompt)
-                if cancelled:
-                    return "incomplete", exit_code
-                killed = killing_since is not None or self._limit_hit
-                return ("killed" if killed else "done"), exit_code
+                if kind == "mark":
+                    mark = body  # confirmed once the shell is seen at its prompt
+                    next_probe = time.monotonic()
+                    break
+                if kind == "repaired":
+                    self._repairing = False
+                    self._parse_prompt(body)
+                    return "repaired", None
+                return self._ended_by(killing_since), self._parse_prompt(body)
             if chunks:
                 last_output = time.monotonic()
-                next_probe = last_output + _INPUT_PROBE_EVERY
+                if mark is None:
+                    next_probe = last_output + _INPUT_PROBE_EVERY
             elif self._shell_gone(ready):
                 for chunk in self._chunks():
                     self._consume(chunk, capture)
-                capture.write(self.masker.feed(self._scanner_flush()))
+                capture.write(self.masker.feed(self._scanner.flush()))
                 self._ended()
                 return "exited", None
 
-    def _consume(self, chunk: bytes, capture: OutputCapture) -> bytes | None:
-        """Pass output on to the capture up to the first prompt of this call.
+    def _ended_by(self, killing_since: float | None) -> str:
+        return "killed" if killing_since is not None or self._limit_hit else "done"
 
-        Returns that prompt's sentinel body (what follows it is kept for the next
-        call), or None. Prompts of the setup line are skipped, with the noise bash
-        prints before them.
+    def _consume(
+        self, chunk: bytes, capture: OutputCapture, *, idle: bool = False
+    ) -> tuple[str, bytes] | None:
+        """Pass output on to the capture up to the first sentinel of the session.
+
+        Returns ``(kind, body)``: ``done`` (the command's nonce), ``mark`` (the prompt
+        mark) or ``repaired`` (a repair's setup line ended); what follows is kept in
+        ``_leftover``. Sentinels that are not the session's are output like any other.
+        While the shell starts, output up to the setup line's sentinel is dropped.
+        ``idle``: no command runs, so a prompt mark is a late interrupt's new prompt,
+        and the newline bash printed for that interrupt is not output.
         """
-        assert self._scanner is not None
         rest = chunk
         while True:
             before, body, rest = self._scanner.feed(rest)
-            if not self._prompts_to_skip:
+            if idle and body is not None and body.startswith(b"P" + self._prompt_token + b";"):
+                before = before[:-1] if before.endswith(b"\n") else before
+            if not self._starting:
                 capture.write(self.masker.feed(before))
             if body is None:
+                if rest:
+                    continue
                 return None
-            if self._prompts_to_skip and not body.startswith(b"+"):
-                self._prompts_to_skip -= 1
-                self._parse_prompt(body)
+            if self._starting:
+                if body.startswith(self._setup_nonce + b";"):
+                    self._starting = False
+                    if self._repairing:
+                        self._leftover = rest
+                        return "repaired", body
+                    self._parse_prompt(body)
                 continue
-            self._leftover = rest
-            return body
-
-    def _scanner_flush(self) -> bytes:
-        return self._scanner.flush() if self._scanner is not None else b""
+            if body.startswith(self._nonce + b";"):
+                self._leftover = rest
+                return "done", body
+            if body.startswith(b"P" + self._prompt_token + b";") and self._prompt_token:
+                self._leftover = rest
+                return "mark", body
+            capture.write(self.masker.feed(_MARK + body + _END))
 
     def _chunks(self) -> list[bytes]:
         """What was printed between calls, then everything readable now, in reads of
@@ -631,8 +762,11 @@ class ShellSession:
         return chunks
 
     def _parse_prompt(self, body: bytes) -> int:
-        status, _, cwd = body.lstrip(b";").partition(b";")
+        _, _, fields = body.partition(b";")
+        status, _, fields = fields.partition(b";")
+        away, _, cwd = fields.partition(b";")
         self.cwd = cwd.decode("utf-8", errors="replace") or self.cwd
+        self.redirected = [fd for fd in (1, 2) if str(fd).encode() in away]
         return int(status) if status.lstrip(b"-").isdigit() else -1
 
     def _shell_gone(self, ready: list[int]) -> bool:
@@ -646,6 +780,43 @@ class ShellSession:
         except OSError:
             return False
         return procs.waiting_on_terminal(group, self._tty)
+
+    def _shell_at_prompt(self) -> bool:
+        """Whether the shell itself owns the terminal and waits on it (a prompt)."""
+        pid = self.pid
+        try:
+            group = os.tcgetpgrp(self._fd)
+        except OSError:
+            return False
+        return group == pid and procs.waiting_on_terminal(pid, self._tty)
+
+    def _shell_replaced(self) -> bool:
+        """Whether the shell's process now runs another program (``exec ...``)."""
+        pid = self.pid
+        if pid is None:
+            return False
+        try:
+            group = os.tcgetpgrp(self._fd)
+        except OSError:
+            return False
+        argv = procs.command_line(pid)
+        return group == pid and argv is not None and argv != self._argv
+
+    def _repair(self) -> None:
+        """A bash that replaced ours (``exec bash``) has none of the session's settings:
+        type the setup line to it (it reads it at its first prompt). Another program
+        is left alone (when it reads the terminal, the call says it waits for input)."""
+        pid = self.pid
+        argv = procs.command_line(pid) if pid is not None else None
+        if not argv:
+            return
+        program = os.path.basename(argv[0]).lstrip("-")
+        if program != "bash":
+            self.replaced_by = program
+            return
+        self._repairing = True
+        self._argv = argv
+        self._write(self._setup_line())
 
     # -- interrupts and the hard limit -------------------------------------------------
 

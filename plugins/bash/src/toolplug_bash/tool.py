@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         max_saved_output: int = 64 * 1024 * 1024,
         env: Mapping[str, str] | None = None,
         env_allowlist: Sequence[str] | None = None,
+        inherit_env: bool | None = None,
         shell: str = "bash",
         secrets: Sequence[str] | Mapping[str, str] = (),
     ) -> Sequence[BashTool]:
@@ -48,7 +50,14 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         - ``max_output``: bytes of output shown (head and tail; default: the context's
           ``max_output``, else 30000). ``max_saved_output``: cap of the saved full output.
         - ``env``: variables to set; ``env_allowlist``: when given, only these
-          variables of the host's environment reach the shell.
+          variables of the host's environment reach the shell (added to the minimal
+          ones when ``inherit_env`` is false).
+        - ``inherit_env``: whether the shell starts from the host's whole environment
+          (``context.env``) or from a minimal one (``PATH``, ``HOME``, ``USER``,
+          ``LOGNAME``, ``LANG``, ``LANGUAGE``, ``LC_*``, ``TZ``, ``TMPDIR``, ``TERM`` and
+          the names listed in the host's ``TOOLPLUG_BASH_PASS_ENV``). Default: the
+          context's ``extra["inherit_env"]`` (``toolplug mcp serve`` sets it false),
+          else true.
         - ``shell``: the bash executable (name or path).
         - ``secrets``: values (or a name -> value mapping) masked in all output.
         """
@@ -62,6 +71,9 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             max_saved_output=int(_positive("max_saved_output", max_saved_output)),
             env=_string_map("env", env or {}),
             env_allowlist=None if env_allowlist is None else _names(env_allowlist),
+            inherit_env=_flag(
+                "inherit_env", _first(inherit_env, context.extra.get("inherit_env"), True)
+            ),
             shell=_find_shell(shell, env, context.env),
             secrets=_secret_values(secrets),
         )
@@ -84,9 +96,17 @@ def _first(*values: Any) -> Any:
 
 
 def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a positive number, got {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive, finite number, got {value!r}")
     return float(value)
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return value
 
 
 def _string_map(name: str, value: Mapping[str, str]) -> dict[str, str]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from toolplug import Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
+
+from toolplug_mcp.server.security import TOKEN_ENV_VAR
 
 DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its tools close
 
@@ -20,6 +22,14 @@ DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its to
 class _Session:
     toolset: Toolset
     last_used: float = field(default_factory=time.monotonic)
+
+
+def client_context(context: ToolContext) -> ToolContext:
+    """The context a client session's tools get: the server's token is never in its
+    environment, and tools that start programs (bash) give them a minimal environment
+    (``extra["inherit_env"] = False``) unless the host's context says otherwise."""
+    env = {name: value for name, value in context.env.items() if name != TOKEN_ENV_VAR}
+    return replace(context, env=env, extra={"inherit_env": False, **context.extra})
 
 
 class SessionToolsets:
@@ -34,7 +44,7 @@ class SessionToolsets:
     ) -> None:
         self.registry = registry
         self.specs = list(specs)
-        self.context = context
+        self.context = client_context(context)
         self.idle_timeout = idle_timeout
         #: Set for stdio, where the process serves exactly one client: one session.
         self.single_client = False
