@@ -14,8 +14,6 @@ from __future__ import annotations
 import math
 import os
 import resource
-import shutil
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -334,37 +332,3 @@ def test_the_param_wins_over_the_context(tmp_path: Path) -> None:
 def test_a_bad_inherit_env_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="inherit_env"):
         bash_with(ToolContext(workspace=tmp_path, extra={"inherit_env": "no"}))
-
-
-async def test_a_served_clients_shell_gets_neither_the_token_nor_the_servers_variables(
-    tmp_path: Path,
-) -> None:
-    pytest.importorskip("toolplug_mcp")
-    from fastmcp import Client
-    from fastmcp.client.transports import StdioTransport
-
-    toolplug = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
-    env = {
-        **os.environ,
-        "SERVER_SECRET": "s3cret",
-        "TOOLPLUG_MCP_TOKEN": "tok3n",
-        "OPERATOR_ALLOWED": "yes",
-        # The operator lets one more variable through, and lists the token too: the
-        # token is never passed all the same.
-        "TOOLPLUG_BASH_PASS_ENV": "OPERATOR_ALLOWED,TOOLPLUG_MCP_TOKEN",
-    }
-    transport = StdioTransport(
-        toolplug,
-        ["mcp", "serve", "--plugins", "bash", "--workspace", str(tmp_path)],
-        env=env,
-        keep_alive=False,
-    )
-    async with Client(transport, timeout=60, init_timeout=60) as client:
-        result = await client.call_tool_mcp("bash", {"command": "env; echo END"})
-    text = "\n".join(block.text for block in result.content if hasattr(block, "text"))
-    assert not result.is_error, text
-    assert "END" in text
-    assert "s3cret" not in text
-    assert "tok3n" not in text
-    assert "OPERATOR_ALLOWED=yes" in text
-    assert "PATH=" in text
