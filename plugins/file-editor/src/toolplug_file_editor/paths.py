@@ -6,6 +6,8 @@ import difflib
 import os
 from pathlib import Path
 
+from toolplug import printable
+
 from toolplug_file_editor.errors import EditorError
 
 
@@ -33,27 +35,21 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
 
 
 def display(path: Path, workspace: Path) -> str:
-    """How to name a path in messages: relative to the workspace when inside it."""
+    """How to name a path in messages: relative to the workspace when inside it, and
+    escaped where it is not UTF-8 (:func:`toolplug.printable`)."""
     try:
         relative = path.relative_to(workspace)
     except ValueError:
-        return str(path)
-    return str(relative) if str(relative) != "." else "."
+        return printable(str(path))
+    return printable(str(relative)) if str(relative) != "." else "."
 
 
-def missing_path_message(raw: str, real: Path, workspace: Path) -> str:
-    """The error for a path that does not exist, with near names from its folder."""
+def missing_path_message(raw: str, real: Path, workspace: Path, names: list[str]) -> str:
+    """The error for a path that does not exist, with near ``names`` from its folder."""
     message = f"{raw} does not exist."
-    parent = real.parent
-    if parent.is_dir():
-        try:
-            names = [n for n in os.listdir(parent) if not n.startswith(".")]
-        except OSError:
-            names = []
-        close = difflib.get_close_matches(real.name, names, n=3, cutoff=0.6)
-        if close:
-            names = [display(parent / name, workspace) for name in close]
-            message += f" Did you mean: {', '.join(names)}?"
-    else:
-        message += f" Its folder {display(parent, workspace)} does not exist either."
+    visible = [name for name in names if not name.startswith(".")]
+    close = difflib.get_close_matches(real.name, visible, n=3, cutoff=0.6)
+    if close:
+        shown = [display(real.parent / name, workspace) for name in close]
+        message += f" Did you mean: {', '.join(shown)}?"
     return message + " To make a new file, use the `create` command."
