@@ -292,6 +292,11 @@ def test_whitespace_hint_agrees_with_the_regex_definition(text: str, old: str) -
         shutil.rmtree(workspace)
 
 
+def test_a_huge_path_is_refused_without_being_echoed(call) -> None:
+    text = error(call(command="view", path="x" * 1_000_000))
+    assert "1000000 characters" in text and len(text) < 300
+
+
 # -- CRLF files ----------------------------------------------------------------------
 
 
@@ -544,7 +549,7 @@ def _catch_mid_write(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
         writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(folder)])
         end = time.monotonic() + HANG_LIMIT
         while writer.poll() is None and time.monotonic() < end:
-            temps = _temp_files(folder)
+            temps = [name for name in _temp_files(folder) if name.startswith(".big.txt.")]
             if temps:
                 writer.send_signal(signal.SIGSTOP)
                 if (folder / temps[0]).exists():
@@ -584,6 +589,7 @@ def test_temporary_files_of_a_crashed_write_are_cleaned_up(workspace: Path) -> N
         _edit(tool, "other/x.txt", "x", "y")
         assert temp in _temp_files(workspace)  # another folder's write leaves it
         _edit(tool, "small.txt", "1", "2")
+        assert temp.startswith(".big.txt.") and temp not in _temp_files(workspace)
         assert _temp_files(workspace) == ["plain.toolplug-tmp"]  # only the foreign one
         for name in foreign:
             assert (workspace / name).read_text() == "keep me\n"

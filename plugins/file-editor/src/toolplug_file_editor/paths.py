@@ -10,6 +10,9 @@ from toolplug import printable
 
 from toolplug_file_editor.errors import EditorError
 
+#: The longest path accepted, in characters (Linux's PATH_MAX is 4096 bytes).
+MAX_PATH_CHARS = 4096
+
 
 def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
     """The real path for ``raw``: relative paths start at ``workspace``.
@@ -21,6 +24,12 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
         raise EditorError("`path` is empty. Give a file or directory path.")
     if "\x00" in raw:
         raise EditorError("`path` contains a NUL character, which no file name can hold.")
+    if len(raw) > MAX_PATH_CHARS:
+        # Not echoed: every message names the path, and this one would be huge.
+        raise EditorError(
+            f"`path` is {len(raw)} characters long; paths are at most {MAX_PATH_CHARS}. "
+            "Give a shorter path."
+        )
     # String functions rather than pathlib: this runs on every call.
     root = str(workspace)
     joined = os.path.join(root, os.path.expanduser(raw))
