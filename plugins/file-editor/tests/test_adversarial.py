@@ -454,6 +454,14 @@ def _as_nobody(workspace: Path, *calls: dict[str, Any], groups: str = "") -> lis
         pytest.skip("needs root and setpriv to act as another user")
     group_args = [f"--groups={groups}"] if groups else ["--clear-groups"]
     command = [setpriv, "--reuid=65534", "--regid=65534", *group_args, sys.executable]
+    probe = subprocess.run(
+        [*command, "-c", "import toolplug_file_editor"],
+        capture_output=True,
+        timeout=HANG_LIMIT,
+        check=False,
+    )
+    if probe.returncode != 0:  # e.g. a pyenv Python under root's private home
+        pytest.skip(f"uid 65534 cannot run this Python: {probe.stderr.decode()[-200:]}")
     result = subprocess.run(
         [*command, "-c", _AS_OTHER_USER, str(workspace), *map(json.dumps, calls)],
         capture_output=True,
