@@ -33,7 +33,13 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
     # String functions rather than pathlib: this runs on every call.
     root = str(workspace)
     joined = os.path.join(root, os.path.expanduser(raw))
-    real = os.path.realpath(joined)
+    try:
+        real = os.path.realpath(joined)
+    except OSError:  # a link swapped for a folder between realpath's lstat and readlink
+        raise EditorError(
+            f"{raw} changed while the editor was resolving it (a symbolic link on the way "
+            "came or went), so nothing was read or written. Try again once it is settled."
+        ) from None
     inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
     if not allow_outside and not inside:
         via = "" if real == os.path.normpath(joined) else f" (it leads to {real})"

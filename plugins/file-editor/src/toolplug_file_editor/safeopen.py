@@ -173,7 +173,9 @@ def reach(real: Path, raw: str, workspace: Path, *, make_parents: bool = False) 
     try:
         for step in steps:
             folder = folder / step
-            fd = _enter(fd, step, folder, raw, made if make_parents else None)
+            child = _enter(fd, step, folder, raw, made if make_parents else None)
+            os.close(fd)
+            fd = child
     except BaseException:
         os.close(fd)
         for created in reversed(made):
@@ -186,24 +188,22 @@ def reach(real: Path, raw: str, workspace: Path, *, make_parents: bool = False) 
 
 
 def _enter(fd: int, step: str, folder: Path, raw: str, made: list[Path] | None) -> int:
-    """Open ``step`` inside ``fd`` (making it when ``made`` is a list); closes ``fd``."""
+    """Open ``step`` inside ``fd`` (making it when ``made`` is a list). ``fd`` stays
+    open: the caller closes it, once."""
     try:
-        try:
-            return open_directory(step, fd, raw)
-        except FileNotFoundError:
-            if made is None:
-                raise EditorError(
-                    f"{raw} does not exist: its folder {folder} does not exist. "
-                    "To make a new file, use the `create` command."
-                ) from None
-        try:
-            os.mkdir(step, 0o777, dir_fd=fd)
-            made.append(folder)
-        except FileExistsError:
-            pass
         return open_directory(step, fd, raw)
-    finally:
-        os.close(fd)
+    except FileNotFoundError:
+        if made is None:
+            raise EditorError(
+                f"{raw} does not exist: its folder {folder} does not exist. "
+                "To make a new file, use the `create` command."
+            ) from None
+    try:
+        os.mkdir(step, 0o777, dir_fd=fd)
+        made.append(folder)
+    except FileExistsError:
+        pass
+    return open_directory(step, fd, raw)
 
 
 def read_all(fd: int, limit: int) -> bytes:
