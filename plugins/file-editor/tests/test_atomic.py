@@ -19,7 +19,7 @@ def test_failing_rename_leaves_the_original(
     original = b"line one\nline two\n"
     target.write_bytes(original)
 
-    def no_space(src: object, dst: object) -> None:
+    def no_space(src: object, dst: object, **dir_fds: object) -> None:
         raise OSError(28, "No space left on device")
 
     # The one syscall a full disk would fail; everything before it runs for real.
@@ -35,7 +35,7 @@ def test_failing_rename_leaves_the_original(
 def test_failing_create_leaves_no_file_and_no_folders(
     call, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_link(src: object, dst: object) -> None:
+    def no_link(src: object, dst: object, **dir_fds: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "link", no_link)

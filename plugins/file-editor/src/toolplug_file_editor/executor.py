@@ -8,12 +8,14 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolplug import ImageContent, Observation, TextContent, ToolExecutor
+from toolplug import ImageContent, Observation, TextContent, ToolExecutor, printable
 
 from toolplug_file_editor import editing, paths, render, textfile, viewing
 from toolplug_file_editor.atomic import write_atomic
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.history import History, Step, fingerprint
+from toolplug_file_editor.safeopen import Place, closing, reach, read_all
+from toolplug_file_editor.stale import Sweeper
 from toolplug_file_editor.types import FileEditorAction, FileEditorObservation
 
 # The optional fields each command reads; any other one sent is reported as ignored.
@@ -56,8 +58,9 @@ class _Loaded:
 class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     """Runs editor commands in one workspace and keeps the undo history of its edits.
 
-    Calls are serialised by a lock, so an editor shared by threads never interleaves
-    two edits of one file.
+    Edits are serialised by a lock, so an editor shared by threads never interleaves
+    two edits of one file; `view` changes nothing and takes no lock. No call opens a
+    pipe or a device, so none waits on one while holding the lock.
     """
 
     def __init__(self, workspace: Path, settings: Settings) -> None:
@@ -65,18 +68,22 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         self.settings = settings
         self.history = History(depth=settings.undo_depth)
         self._lock = threading.Lock()
+        self._sweeper = Sweeper()
 
     def __call__(self, action: FileEditorAction) -> Observation:
         """Run one command; a refusal or failure comes back as an error observation."""
         notes = _ignored_fields(action)
         try:
-            with self._lock:
+            if action.command == "view":
                 observation = self._run(action)
+            else:
+                with self._lock:
+                    observation = self._run(action)
         except EditorError as exc:
-            observation = Observation.error(str(exc))
+            observation = Observation.error(printable(str(exc)))
         except OSError as exc:
             observation = Observation.error(
-                f"{action.path}: {exc.strerror or exc}. Nothing was changed."
+                printable(f"{action.path}: {exc.strerror or exc}. Nothing was changed.")
             )
         if notes:
             note = TextContent(text="Note: " + " ".join(notes))
@@ -92,15 +99,18 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             action.path, self.workspace, allow_outside=self.settings.allow_outside_workspace
         )
         command = action.command
-        if command == "view":
-            return self._view(action, real)
         if command == "create":
             return self._create(action, real)
-        if command == "str_replace":
-            return self._str_replace(action, real)
-        if command == "insert":
-            return self._insert(action, real)
-        return self._undo(action, real)
+        # Every other command reaches the path's folder without following links, and
+        # reads and writes only through the descriptors it opened (see safeopen.py).
+        with reach(real, action.path, self.workspace) as place:
+            if command == "view":
+                return self._view(action, place)
+            if command == "str_replace":
+                return self._str_replace(action, place)
+            if command == "insert":
+                return self._insert(action, place)
+            return self._undo(action, place)
 
     def _shown(self, real: Path) -> str:
         return paths.display(real, self.workspace)
@@ -109,56 +119,67 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         self, action: FileEditorAction, real: Path, text: str, diff: str | None = None
     ) -> FileEditorObservation:
         return FileEditorObservation(
-            content=[TextContent(text=text)], command=action.command, path=str(real), diff=diff
+            content=[TextContent(text=printable(text))],
+            command=action.command,
+            path=printable(str(real)),
+            diff=None if diff is None else printable(diff),
         )
 
     # -- view ------------------------------------------------------------------------
 
-    def _view(self, action: FileEditorAction, real: Path) -> Observation:
-        if os.path.isdir(real):
+    def _view(self, action: FileEditorAction, place: Place) -> Observation:
+        real = place.path
+        info = self._existing(place)
+        if stat.S_ISDIR(info.st_mode):
             if action.view_range is not None:
                 raise EditorError(
                     f"{action.path} is a directory; `view_range` applies to files only."
                 )
-            listing = viewing.list_directory(real, action.path, self.settings.max_view_chars)
+            with closing(place.open_directory()) as folder:
+                listing = viewing.list_directory(
+                    folder, printable(action.path), self.settings.max_view_chars
+                )
             return self._result(action, real, listing)
-        info = self._regular_file(action.path, real)
-        with open(real, "rb") as handle:
-            head = handle.read(textfile.SNIFF_BYTES)
-        mime = textfile.image_type(head)
-        if mime is not None:
-            return self._view_image(action, real, mime, info.st_size)
-        if textfile.is_binary(head):
-            raise EditorError(
-                f"{action.path} is a binary file (it contains NUL bytes); the editor views "
-                "and edits text files and png, jpeg, gif and webp images only."
+        fd, info = place.open_file(info)
+        with closing(fd):
+            head = os.pread(fd, textfile.SNIFF_BYTES, 0)
+            mime = textfile.image_type(head)
+            if mime is not None:
+                return self._view_image(action, real, fd, mime, info.st_size)
+            if textfile.is_binary(head):
+                raise EditorError(
+                    f"{action.path} is a binary file (it contains NUL bytes); the editor "
+                    "views and edits text files and png, jpeg, gif and webp images only."
+                )
+            first, last = self._view_range(action.view_range)
+            found = viewing.read_lines(
+                fd,
+                textfile.guess_format(head),
+                first,
+                last,
+                line_limit=self.settings.line_limit,
+                budget=self.settings.max_view_chars,
             )
-        first, last = self._view_range(action.view_range)
-        found = viewing.read_lines(
-            real,
-            textfile.guess_format(head),
-            first,
-            last,
-            line_limit=self.settings.line_limit,
-            budget=self.settings.max_view_chars,
-        )
-        return self._result(
-            action, real, self._render_lines(action, real, info, first, last, found)
-        )
+            text = self._render_lines(action, fd, info, first, last, found)
+        return self._result(action, real, text)
 
     def _view_image(
-        self, action: FileEditorAction, real: Path, mime: str, size: int
+        self, action: FileEditorAction, real: Path, fd: int, mime: str, size: int
     ) -> Observation:
         if action.view_range is not None:
             raise EditorError(f"{action.path} is an image; `view_range` applies to text files.")
-        if size > self.settings.max_image_size:
+        limit = self.settings.max_image_size
+        data = read_all(fd, limit)
+        if size > limit or len(data) > limit:
             raise EditorError(
-                f"{action.path} is an image of {size} bytes, over the limit of "
-                f"{self.settings.max_image_size} bytes (max_image_size) for showing images."
+                f"{action.path} is an image of {max(size, len(data))} bytes, over the limit "
+                f"of {limit} bytes (max_image_size) for showing images."
             )
-        image = ImageContent.from_bytes(real.read_bytes(), mime)
-        caption = TextContent(text=f"{action.path}: {mime} image, {size} bytes.")
-        return FileEditorObservation(content=[caption, image], command="view", path=str(real))
+        image = ImageContent.from_bytes(data, mime)
+        caption = TextContent(text=printable(f"{action.path}: {mime} image, {len(data)} bytes."))
+        return FileEditorObservation(
+            content=[caption, image], command="view", path=printable(str(real))
+        )
 
     @staticmethod
     def _view_range(view_range: list[int] | None) -> tuple[int, int | None]:
@@ -182,7 +203,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     def _render_lines(
         self,
         action: FileEditorAction,
-        real: Path,
+        fd: int,
         info: os.stat_result,
         first: int,
         last: int | None,
@@ -218,7 +239,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             )
         if not found.at_end and (last is None or shown_last < last):
             step = max(shown_last - first + 1, 1)
-            total = self._total_lines(real, info, found.fmt)
+            total = self._total_lines(fd, info, found.fmt)
             of = f" of {total}" if total is not None else ""
             notes.append(
                 f"The output was cut after line {shown_last}{of} to stay within "
@@ -229,13 +250,11 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             notes.append(f"The file ends at line {found.seen}.")
         return body + "".join(f"\n[{note}]" for note in notes)
 
-    def _total_lines(
-        self, real: Path, info: os.stat_result, fmt: textfile.TextFormat
-    ) -> int | None:
+    def _total_lines(self, fd: int, info: os.stat_result, fmt: textfile.TextFormat) -> int | None:
         """The file's line count when it is cheap enough to count."""
         if not fmt.ascii_compatible or info.st_size > self.settings.max_file_size:
             return None
-        return viewing.count_lines(real)
+        return viewing.count_lines(fd)
 
     # -- create ----------------------------------------------------------------------
 
@@ -245,21 +264,25 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 "The `create` command needs `file_text`: the whole content of the new file "
                 '(send "" for an empty file).'
             )
-        if real.is_dir():
-            raise EditorError(f"{action.path} is a directory; `create` makes files.")
-        if os.path.lexists(real):
-            raise EditorError(
-                f"{action.path} already exists, and `create` never overwrites a file. To "
-                "change it, `view` it and then use `str_replace` or `insert`."
-            )
         data = textfile.TextFormat().encode(action.file_text)
         self._check_size(action.path, len(data), "The new file would be")
-        made = _make_parents(real.parent)
-        try:
-            write_atomic(real, data, mode=None, exclusive=True)
-        except EditorError:
-            _remove_empty(made)
-            raise
+        with reach(real, action.path, self.workspace, make_parents=True) as place:
+            made = place.made
+            try:
+                info = place.lstat()
+                if info is not None and stat.S_ISDIR(info.st_mode):
+                    raise EditorError(f"{action.path} is a directory; `create` makes files.")
+                if info is not None:
+                    raise EditorError(
+                        f"{action.path} already exists, and `create` never overwrites a file. "
+                        "To change it, `view` it and then use `str_replace` or `insert`."
+                    )
+                self._sweeper.sweep(place.dir_fd)
+                write_atomic(place.dir_fd, place.name, data, path=real, mode=None, exclusive=True)
+                self._sweeper.wrote(place.dir_fd)
+            except EditorError:
+                _remove_empty(made)
+                raise
         step = Step(textfile.TextFormat(), fingerprint(data), created=True, made_dirs=made)
         self.history.push(real, step)
         lines = textfile.line_count(action.file_text)
@@ -271,19 +294,23 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
     # -- str_replace and insert ------------------------------------------------------
 
-    def _str_replace(self, action: FileEditorAction, real: Path) -> Observation:
+    def _str_replace(self, action: FileEditorAction, place: Place) -> Observation:
         if not action.old_str:
             raise EditorError(
                 "The `str_replace` command needs `old_str`: the exact text to replace, "
                 "copied from the file with its whitespace."
             )
-        loaded = self._load(action.path, real)
+        loaded = self._load(place)
         splice = editing.plan_replace(
-            loaded.text, action.old_str, action.new_str or "", action.path
+            loaded.text,
+            action.old_str,
+            action.new_str or "",
+            action.path,
+            textfile.newline_of(loaded.text),
         )
-        return self._commit(action, real, loaded, splice)
+        return self._commit(action, place, loaded, splice)
 
-    def _insert(self, action: FileEditorAction, real: Path) -> Observation:
+    def _insert(self, action: FileEditorAction, place: Place) -> Observation:
         text = action.new_str if action.new_str is not None else action.insert_text
         both = action.new_str is not None and action.insert_text is not None
         if both and action.new_str != action.insert_text:
@@ -300,24 +327,26 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             raise EditorError(
                 "The `insert` command needs `new_str` (or `insert_text`): the lines to insert."
             )
-        loaded = self._load(action.path, real)
+        loaded = self._load(place)
         newline = textfile.newline_of(loaded.text)
         splice = editing.plan_insert(loaded.text, action.insert_line, text, newline)
-        return self._commit(action, real, loaded, splice)
+        return self._commit(action, place, loaded, splice)
 
     def _commit(
-        self, action: FileEditorAction, real: Path, loaded: _Loaded, splice: editing.Splice
+        self, action: FileEditorAction, place: Place, loaded: _Loaded, splice: editing.Splice
     ) -> Observation:
         pieces = textfile.splice_bytes(
             loaded.data, loaded.text, loaded.fmt, splice.start, splice.end, splice.new
         )
         size = sum(len(piece) for piece in pieces)
         self._check_size(action.path, size, "After this edit the file would be")
-        self._write(real, pieces, loaded.info)
+        notes = self._write(place, pieces, loaded.info)
         removed = loaded.text[splice.start : splice.end]
         step = Step(loaded.fmt, fingerprint(pieces), splice.start, len(splice.new), removed)
-        self.history.push(real, step)
-        return self._show_change(action, real, loaded.text, splice, "Edited")
+        self.history.push(place.path, step)
+        observation = self._show_change(action, place.path, loaded.text, splice, "Edited")
+        observation.content.extend(TextContent(text=note) for note in notes)
+        return observation
 
     def _show_change(
         self,
@@ -341,17 +370,21 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
     # -- undo_edit -------------------------------------------------------------------
 
-    def _undo(self, action: FileEditorAction, real: Path) -> Observation:
+    def _undo(self, action: FileEditorAction, place: Place) -> Observation:
+        real = place.path
         step = self.history.last(real)
         if step is None:
             raise EditorError(
                 f"There is no edit of {action.path} to undo. The editor keeps the last "
                 f"{self.settings.undo_depth} edits of each file it changed in this session."
             )
-        if not real.is_file():
+        info = place.lstat()
+        if info is None or not stat.S_ISREG(info.st_mode):
             self.history.drop_last(real)
             raise EditorError(f"{action.path} no longer exists, so its last edit cannot be undone.")
-        data = real.read_bytes()
+        fd, info = place.open_file(info)
+        with closing(fd):
+            data = read_all(fd, max(info.st_size, self.settings.max_file_size))
         if fingerprint(data) != step.after:
             raise EditorError(
                 f"{action.path} was changed by something other than this editor since its "
@@ -359,19 +392,21 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 "file and edit it back with `str_replace`."
             )
         if step.created:
-            real.unlink()
+            os.unlink(place.name, dir_fd=place.dir_fd)
             _remove_empty(step.made_dirs)
             self.history.drop_last(real)
             return self._result(
                 action, real, f"Undid the creation of {action.path}: the file was removed."
             )
+        self._require_writable(place, info)
         text = data[len(step.fmt.bom) :].decode(step.fmt.encoding)
         revert = editing.Splice(step.start, step.start + step.inserted, step.removed)
         pieces = textfile.splice_bytes(data, text, step.fmt, revert.start, revert.end, revert.new)
-        self._write(real, pieces, os.stat(real))
+        notes = self._write(place, pieces, info)
         self.history.drop_last(real)
         left = self.history.steps_of(real)
         observation = self._show_change(action, real, text, revert, "Undid the last edit of")
+        observation.content.extend(TextContent(text=note) for note in notes)
         observation.content.append(
             TextContent(text=f"{left} earlier edit(s) of this file can still be undone.")
         )
@@ -379,24 +414,23 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
     # -- shared ----------------------------------------------------------------------
 
-    def _regular_file(self, raw: str, real: Path) -> os.stat_result:
-        try:
-            info = os.stat(real)
-        except FileNotFoundError:
-            raise EditorError(paths.missing_path_message(raw, real, self.workspace)) from None
-        if stat.S_ISDIR(info.st_mode):
-            raise EditorError(f"{raw} is a directory; this command works on files.")
-        if not stat.S_ISREG(info.st_mode):
+    def _existing(self, place: Place) -> os.stat_result:
+        """The entry's stat; a missing one is an error with near names from its folder."""
+        info = place.lstat()
+        if info is None:
             raise EditorError(
-                f"{raw} is not a regular file (a device, pipe or socket); the editor "
-                "works on regular files only."
+                paths.missing_path_message(place.raw, place.path, self.workspace, place.names())
             )
         return info
 
-    def _load(self, raw: str, real: Path) -> _Loaded:
-        info = self._regular_file(raw, real)
-        self._check_size(raw, info.st_size, "It is")
-        data = real.read_bytes()
+    def _load(self, place: Place) -> _Loaded:
+        raw = place.raw
+        fd, info = place.open_file(self._existing(place))
+        with closing(fd):
+            self._check_size(raw, info.st_size, "It is")
+            self._require_writable(place, info)
+            data = read_all(fd, self.settings.max_file_size)
+        self._check_size(raw, len(data), "It is")
         if textfile.image_type(data[:16]) is not None:
             raise EditorError(f"{raw} is an image; the editor edits text files only.")
         try:
@@ -404,6 +438,18 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         except EditorError as exc:
             raise EditorError(f"{raw}: {exc}") from None
         return _Loaded(data, text, fmt, info)
+
+    @staticmethod
+    def _require_writable(place: Place, info: os.stat_result) -> None:
+        """Refuse to edit a file this process may not write (the rename would not ask)."""
+        if place.may_write(info):
+            return
+        mode = stat.S_IMODE(info.st_mode)
+        raise EditorError(
+            f"{place.raw} is read-only (mode {mode:04o}, owner uid {info.st_uid}): this "
+            "process may not write to it, so the edit was refused and the file was not "
+            "changed. If it should be edited, change its permissions first."
+        )
 
     def _check_size(self, raw: str, size: int, what: str) -> None:
         limit = self.settings.max_file_size
@@ -413,9 +459,32 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 f"of {_size(limit)} (max_file_size). View parts of it with `view_range`."
             )
 
-    @staticmethod
-    def _write(real: Path, data: list[bytes | memoryview], info: os.stat_result) -> None:
-        write_atomic(real, data, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid))
+    def _write(
+        self, place: Place, data: list[bytes | memoryview], info: os.stat_result
+    ) -> list[str]:
+        """Write ``data`` over the place's file, keeping its mode, owner and group.
+
+        Returns notes for the result: one when the owner could not be kept.
+        """
+        self._sweeper.sweep(place.dir_fd)
+        kept = write_atomic(
+            place.dir_fd,
+            place.name,
+            data,
+            path=place.path,
+            mode=stat.S_IMODE(info.st_mode),
+            owner=(info.st_uid, info.st_gid),
+        )
+        self._sweeper.wrote(place.dir_fd)
+        if kept:
+            return []
+        return [
+            printable(
+                f"Note: {place.raw} belonged to uid {info.st_uid}; this process may not give "
+                f"files away, so its new owner is uid {os.geteuid()} (its group and mode "
+                "were kept where allowed)."
+            )
+        ]
 
 
 def _ignored_fields(action: FileEditorAction) -> list[str]:
@@ -425,17 +494,6 @@ def _ignored_fields(action: FileEditorAction) -> list[str]:
         for name in _OPTIONAL_FIELDS
         if name not in used and getattr(action, name) is not None
     ]
-
-
-def _make_parents(folder: Path) -> tuple[Path, ...]:
-    """Make ``folder`` and its missing parents; returns the ones made, deepest first."""
-    missing: list[Path] = []
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for made in reversed(missing):
-        made.mkdir()
-    return tuple(missing)
 
 
 def _remove_empty(folders: tuple[Path, ...]) -> None:

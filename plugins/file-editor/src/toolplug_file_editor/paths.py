@@ -6,7 +6,12 @@ import difflib
 import os
 from pathlib import Path
 
+from toolplug import printable
+
 from toolplug_file_editor.errors import EditorError
+
+#: The longest path accepted, in characters (Linux's PATH_MAX is 4096 bytes).
+MAX_PATH_CHARS = 4096
 
 
 def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
@@ -19,10 +24,22 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
         raise EditorError("`path` is empty. Give a file or directory path.")
     if "\x00" in raw:
         raise EditorError("`path` contains a NUL character, which no file name can hold.")
+    if len(raw) > MAX_PATH_CHARS:
+        # Not echoed: every message names the path, and this one would be huge.
+        raise EditorError(
+            f"`path` is {len(raw)} characters long; paths are at most {MAX_PATH_CHARS}. "
+            "Give a shorter path."
+        )
     # String functions rather than pathlib: this runs on every call.
     root = str(workspace)
     joined = os.path.join(root, os.path.expanduser(raw))
-    real = os.path.realpath(joined)
+    try:
+        real = os.path.realpath(joined)
+    except OSError:  # a link swapped for a folder between realpath's lstat and readlink
+        raise EditorError(
+            f"{raw} changed while the editor was resolving it (a symbolic link on the way "
+            "came or went), so nothing was read or written. Try again once it is settled."
+        ) from None
     inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
     if not allow_outside and not inside:
         via = "" if real == os.path.normpath(joined) else f" (it leads to {real})"
@@ -33,27 +50,21 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
 
 
 def display(path: Path, workspace: Path) -> str:
-    """How to name a path in messages: relative to the workspace when inside it."""
+    """How to name a path in messages: relative to the workspace when inside it, and
+    escaped where it is not UTF-8 (:func:`toolplug.printable`)."""
     try:
         relative = path.relative_to(workspace)
     except ValueError:
-        return str(path)
-    return str(relative) if str(relative) != "." else "."
+        return printable(str(path))
+    return printable(str(relative)) if str(relative) != "." else "."
 
 
-def missing_path_message(raw: str, real: Path, workspace: Path) -> str:
-    """The error for a path that does not exist, with near names from its folder."""
+def missing_path_message(raw: str, real: Path, workspace: Path, names: list[str]) -> str:
+    """The error for a path that does not exist, with near ``names`` from its folder."""
     message = f"{raw} does not exist."
-    parent = real.parent
-    if parent.is_dir():
-        try:
-            names = [n for n in os.listdir(parent) if not n.startswith(".")]
-        except OSError:
-            names = []
-        close = difflib.get_close_matches(real.name, names, n=3, cutoff=0.6)
-        if close:
-            names = [display(parent / name, workspace) for name in close]
-            message += f" Did you mean: {', '.join(names)}?"
-    else:
-        message += f" Its folder {display(parent, workspace)} does not exist either."
+    visible = [name for name in names if not name.startswith(".")]
+    close = difflib.get_close_matches(real.name, visible, n=3, cutoff=0.6)
+    if close:
+        shown = [display(real.parent / name, workspace) for name in close]
+        message += f" Did you mean: {', '.join(shown)}?"
     return message + " To make a new file, use the `create` command."

@@ -11,8 +11,9 @@ import codecs
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO
+
+from toolplug import printable
 
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.textfile import TextFormat, next_fallback
@@ -21,6 +22,7 @@ from toolplug_file_editor.textfile import TextFormat, next_fallback
 _CHUNK = 1 << 16
 #: Bytes read at a time when counting the lines of a file.
 _COUNT_CHUNK = 1 << 20
+_SUBFOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(slots=True)
@@ -58,12 +60,13 @@ def _read_line(stream: IO[str], limit: int) -> Line | None:
     return Line(0, piece, length)
 
 
-def _open_text(path: Path, fmt: TextFormat) -> IO[str]:
+def _open_text(fd: int, fmt: TextFormat) -> IO[str]:
     encoding = fmt.encoding
     if fmt.bom:  # codecs that read and drop the byte order mark themselves
         encoding = "utf-8-sig" if encoding == "utf-8" else encoding[:6]
     # ``newline="\n"``: only "\n" ends a line, as in `grep -n` and the editing commands.
-    return open(path, encoding=encoding, newline="\n")
+    os.lseek(fd, 0, os.SEEK_SET)
+    return open(fd, encoding=encoding, newline="\n", closefd=False)
 
 
 @dataclass
@@ -78,9 +81,9 @@ class Lines:
 
 
 def read_lines(
-    path: Path, fmt: TextFormat, first: int, last: int | None, *, line_limit: int, budget: int
+    fd: int, fmt: TextFormat, first: int, last: int | None, *, line_limit: int, budget: int
 ) -> Lines:
-    """Lines ``first`` to ``last`` (``None``: to the end), read as a stream.
+    """Lines ``first`` to ``last`` (``None``: to the end) of the open file ``fd``.
 
     Each line keeps at most ``line_limit`` characters, and reading stops once the kept
     text passes ``budget`` characters. ``at_end`` tells whether the end of the file was
@@ -90,7 +93,7 @@ def read_lines(
     current: TextFormat | None = fmt
     while current is not None:
         try:
-            lines, at_end, seen = _collect(path, current, first, last, line_limit, budget)
+            lines, at_end, seen = _collect(fd, current, first, last, line_limit, budget)
         except UnicodeDecodeError:
             current = next_fallback(current)
             continue
@@ -99,23 +102,28 @@ def read_lines(
 
 
 def _collect(
-    path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
+    fd: int, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
 ) -> tuple[list[Line], bool, int]:
     if fmt.ascii_compatible:
-        return _collect_bytes(path, fmt, first, last, line_limit, budget)
-    return _collect_text(path, fmt, first, last, line_limit, budget)
+        return _collect_bytes(fd, fmt, first, last, line_limit, budget)
+    return _collect_text(fd, fmt, first, last, line_limit, budget)
 
 
 def _skip_lines(handle: IO[bytes], count: int) -> int:
-    """Move past ``count`` lines, counting newlines in blocks; returns the lines skipped."""
+    """Move past ``count`` lines, counting newlines in blocks; returns the lines skipped.
+
+    A last line without a newline counts as a line when the end comes first.
+    """
     skipped = 0
     size = 1 << 14  # small first blocks for ranges near the top, then bigger ones
+    tail = b"\n"
     while skipped < count:
         position = handle.tell()
         block = handle.read(size)
         size = min(size * 2, _COUNT_CHUNK)
         if not block:
-            break
+            return skipped + (tail != b"\n")
+        tail = block[-1:]
         found = block.count(b"\n")
         if skipped + found < count:
             skipped += found
@@ -146,7 +154,7 @@ def _finish_line(handle: IO[bytes], raw: bytes, encoding: str, limit: int) -> tu
 
 
 def _collect_bytes(
-    path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
+    fd: int, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
 ) -> tuple[list[Line], bool, int]:
     """:func:`_collect` for encodings where a newline is the byte ``\\n``: lines before
     the range are skipped without being decoded."""
@@ -154,7 +162,7 @@ def _collect_bytes(
     used = 0
     encoding = fmt.encoding
     byte_limit = line_limit * 4  # at most 4 bytes a character in these encodings
-    with open(path, "rb") as handle:
+    with open(fd, "rb", closefd=False) as handle:
         handle.seek(len(fmt.bom))
         number = _skip_lines(handle, first - 1)
         if number < first - 1:
@@ -180,13 +188,13 @@ def _collect_bytes(
 
 
 def _collect_text(
-    path: Path, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
+    fd: int, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
 ) -> tuple[list[Line], bool, int]:
     """:func:`_collect` for UTF-16 and UTF-32: read through a text stream."""
     lines: list[Line] = []
     used = 0
     number = 0
-    with _open_text(path, fmt) as stream:
+    with _open_text(fd, fmt) as stream:
         while last is None or number < last:
             line = _read_line(stream, line_limit)
             if line is None:
@@ -202,24 +210,28 @@ def _collect_text(
         return lines, stream.read(1) == "", number
 
 
-def count_lines(path: Path) -> int:
-    """The number of lines of a file in an ASCII-compatible encoding, read in blocks."""
+def count_lines(fd: int) -> int:
+    """The number of lines of an open file in an ASCII-compatible encoding, read in blocks."""
     total = 0
     tail = b""
-    with open(path, "rb") as handle:
+    with open(fd, "rb", closefd=False) as handle:
+        handle.seek(0)
         while block := handle.read(_COUNT_CHUNK):
             total += block.count(b"\n")
             tail = block[-1:]
     return total + (1 if tail and tail != b"\n" else 0)
 
 
-def list_directory(root: Path, shown: str, limit: int) -> str:
-    """Files and folders two levels deep under ``root``, hidden ones left out."""
+def list_directory(dir_fd: int, shown: str, limit: int) -> str:
+    """Files and folders two levels deep in the open folder ``dir_fd``, hidden ones left out.
+
+    Names that are not UTF-8 are shown escaped (:func:`toolplug.printable`).
+    """
     entries: list[str] = []
     size = 0
     skipped = 0
-    for relative, is_dir in _walk(root, depth=2):
-        entry = f"{shown.rstrip('/')}/{relative}{'/' if is_dir else ''}"
+    for relative, is_dir in _walk(dir_fd, depth=2):
+        entry = f"{shown.rstrip('/')}/{printable(relative)}{'/' if is_dir else ''}"
         if size + len(entry) + 1 > limit:
             skipped += 1
             continue
@@ -237,10 +249,11 @@ def list_directory(root: Path, shown: str, limit: int) -> str:
     return body
 
 
-def _walk(root: Path, depth: int) -> Iterator[tuple[str, bool]]:
-    """(relative path, is a folder) of visible entries, sorted; links are not followed."""
+def _walk(dir_fd: int, depth: int) -> Iterator[tuple[str, bool]]:
+    """(relative path, is a folder) of visible entries, sorted; links are not followed,
+    and subfolders are opened relative to their parent, never by path."""
     try:
-        with os.scandir(root) as scan:
+        with os.scandir(dir_fd) as scan:
             items = [(e.name, e.is_dir(follow_symlinks=False)) for e in scan]
     except OSError:
         return
@@ -248,5 +261,12 @@ def _walk(root: Path, depth: int) -> Iterator[tuple[str, bool]]:
     for name, is_dir in items:
         yield name, is_dir
         if is_dir and depth > 1:
-            for relative, child_is_dir in _walk(root / name, depth - 1):
-                yield f"{name}/{relative}", child_is_dir
+            try:
+                child = os.open(name, _SUBFOLDER, dir_fd=dir_fd)
+            except OSError:
+                continue
+            try:
+                for relative, child_is_dir in _walk(child, depth - 1):
+                    yield f"{name}/{relative}", child_is_dir
+            finally:
+                os.close(child)
