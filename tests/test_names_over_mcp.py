@@ -1,5 +1,6 @@
-"""A file name that is not UTF-8, listed by glob and sent over `toolplug mcp serve`:
-the client gets valid UTF-8 with the name escaped. Here, where every plugin is installed."""
+"""A file name that is not UTF-8, listed by glob or file_editor and sent over `toolplug mcp
+serve`: the client gets valid UTF-8 with the name escaped. Here, where every plugin is
+installed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +80,49 @@ async def test_a_non_utf8_name_over_mcp_http(served_glob: tuple[str, Path]) -> N
         "d\\xe9j\\xe0/inner.py",
         "plain.py",
     ]
+
+
+def test_directory_view_over_mcp_with_a_non_utf8_name(tmp_path: Path) -> None:
+    """The whole way: `toolplug mcp serve` over HTTP on 127.0.0.1, the official MCP client."""
+    import asyncio
+    import socket
+
+    from mcp import ClientSession
+    from mcp.client import streamable_http
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with open(os.path.join(os.fsencode(workspace), b"r\xe9sum\xe9.txt"), "w") as handle:
+        handle.write("cv\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    toolplug = Path(sys.executable).parent / "toolplug"
+    serve = ["mcp", "serve", "--transport", "http", "--port", str(port)]
+    serve += ["--plugins", "file_editor", "--workspace", str(workspace)]
+    server = subprocess.Popen([str(toolplug), *serve])
+
+    async def view() -> Any:
+        url = f"http://127.0.0.1:{port}/mcp"
+        # The SDK renamed the transport (and its yield shape) in 2.0; take either.
+        connect = getattr(streamable_http, "streamable_http_client", None)
+        connect = connect or streamable_http.streamablehttp_client
+        async with connect(url) as streams, ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            return await session.call_tool("file_editor", {"command": "view", "path": "."})
+
+    try:
+        end = time.monotonic() + 60
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < end, "the server did not start"
+            time.sleep(0.05)
+        result = asyncio.run(view())
+    finally:
+        server.terminate()
+        server.wait(60)
+    is_error = getattr(result, "is_error", getattr(result, "isError", None))
+    assert is_error is False, result.content
+    assert "r\\xe9sum\\xe9.txt" in result.content[0].text
