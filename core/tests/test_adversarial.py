@@ -525,3 +525,30 @@ def test_the_check_and_the_listing_report_a_clash(twins_site: Path) -> None:
     assert "warning: twin: the tool name 'twin' is registered by more than one" in listed.stderr
     called = _cli(twins_site, "call", "twin", "{}")
     assert called.returncode == 2 and "toolplug-right 0.4.0" in called.stderr
+
+
+def test_typed_fields_with_lone_surrogates_come_back_valid_utf8() -> None:
+    import json
+
+    from toolplug import Action, Observation, ToolDefinition
+    from toolplug.formats import render
+
+    class Say(Action):
+        text: str = Field(description="Text.")
+
+    class Said(Observation):
+        said: str = Field(description="What was said.")
+        names: dict[str, list[str]] = Field(default_factory=dict, description="Names.")
+
+    def say(action: Say) -> Said:
+        return Said.from_text("ok", said=action.text, names={action.text: [action.text]})
+
+    tool = ToolDefinition(
+        name="say", description="Say.", action_type=Say, observation_type=Said, executor=say
+    )
+    observation = tool.call({"text": "caf\udce9 \ud800"})
+    assert not observation.is_error, observation.text
+    structured = observation.structured_content()
+    assert structured is not None and structured["said"] == "caf\\xe9 \\ud800"
+    assert list(structured["names"].values()) == [["caf\\xe9 \\ud800"]]
+    json.dumps(render(observation, "mcp"), ensure_ascii=False).encode("utf-8")  # strict

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import Self  # a pydantic dependency; typing.Self needs 3.11
 
+from toolplug._text import printable
 from toolplug.content import ContentBlock, TextContent
 
 
@@ -103,7 +104,10 @@ class Observation(BaseModel):
         """The typed fields as JSON data (MCP ``structuredContent``), if there are any."""
         if self.is_error or not self.has_structured_fields():
             return None
-        return self.model_dump(mode="json", exclude=set(self.base_fields))
+        data: dict[str, Any] = _printable_data(
+            self.model_dump(mode="json", exclude=set(self.base_fields))
+        )
+        return data
 
     @classmethod
     def output_schema(cls) -> dict[str, Any] | None:
@@ -133,3 +137,16 @@ class ToolCall:
     id: str
     name: str
     arguments: Any = None
+
+
+def _printable_data(value: Any) -> Any:
+    """JSON data whose every string (keys too) is valid UTF-8: a typed field may hold a
+    name that is not UTF-8, or a lone surrogate a model sent, and JSON and MCP refuse
+    those."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(k): _printable_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable_data(item) for item in value]
+    return value
