@@ -35,7 +35,9 @@ from toolplug import (
     printable,
 )
 
-DEEP_JSON = '{"text": ' + "[" * 1000 + "]" * 1000 + "}"
+# Deeper than any supported Python parses (3.13 reads 1,000 levels that 3.10 cannot),
+# and short enough for one command-line argument (at most 128 KiB).
+DEEP_JSON = '{"text": ' + "[" * 50_000 + "]" * 50_000 + "}"
 LONG_INT_JSON = '{"text": ' + "7" * 5000 + "}"
 
 
@@ -88,7 +90,7 @@ def _unreadable_cases() -> list[tuple[str, Any, str]]:
         ("deep JSON text", DEEP_JSON, "nested too deeply"),
         ("deep JSON bytes", DEEP_JSON.encode(), "nested too deeply"),
         ("long integer in JSON", LONG_INT_JSON, "more digits than can be read"),
-        ("deep data", {"text": _deep(5000)}, "too large to show"),
+        ("deep data", {"text": _deep(100_000)}, "too large to show"),
         ("long integer", {"text": 10**5000}, "too large to show"),
         ("JSON encoded twice, deep", json.dumps(DEEP_JSON), "nested too deeply"),
     ]
@@ -119,7 +121,7 @@ def test_unreadable_arguments_through_dispatch_and_a_latent_tool() -> None:
         assert [r["tool_call_id"] for r in results] == ["1"] * 4
         assert all("read" in r["content"] and "Traceback" not in r["content"] for r in results)
         # A latent tool that accepts any JSON: data too deep to serialise is an error too.
-        (deep,) = tools.dispatch([{"name": "answer", "arguments": {"payload": _deep(5000)}}])
+        (deep,) = tools.dispatch([{"name": "answer", "arguments": {"payload": _deep(100_000)}}])
         assert deep["isError"] and "too deeply" in deep["content"][0]["text"]
 
 
@@ -382,7 +384,7 @@ class _BrokenSdkObject:
         [{"type": "function_call", "call_id": "1", "name": ["echo"]}],
         [{"toolUse": {"name": "echo"}}],
         {"method": "tools/call", "params": 5},
-        [{"x": _deep(5000)}],
+        [{"x": _deep(100_000)}],
         [_BrokenSdkObject()],
         {"x": "y" * 10_000_000},
     ],
@@ -447,7 +449,7 @@ def test_unknown_tool_messages_are_bounded() -> None:
 
 def test_composed_responses_that_cannot_be_read_are_bounded_compose_errors() -> None:
     tools = Toolset([make_echo_tool()])
-    deep = '{"output": ' + "[" * 1000 + "]" * 1000 + "}"
+    deep = '{"output": ' + "[" * 50_000 + "]" * 50_000 + "}"
     with pytest.raises(ComposeError, match="The response is nested too deeply"):
         tools.run_composed(deep)
     with pytest.raises(ComposeError, match="The response holds an integer"):
@@ -461,7 +463,7 @@ def test_composed_responses_that_cannot_be_read_are_bounded_compose_errors() -> 
     assert "(980 more problems not shown)" in str(caught.value)
     assert len(str(caught.value)) < 10_000
     with pytest.raises(ComposeError, match="nested too deeply"):
-        tools.run_composed({"calls": [], "output": _deep(5000)}, output_schema=schema)
+        tools.run_composed({"calls": [], "output": _deep(100_000)}, output_schema=schema)
 
 
 # -- one tool name, two plugins -------------------------------------------------------------
