@@ -603,3 +603,9 @@ def test_an_installed_plugins_format_reaches_the_toolset_and_the_cli(
         and "choose one of" in unknown.stderr
         and "framework" in unknown.stderr
     )
+
+
+def test_format_registry_get_answers_like_a_mapping() -> None:
+    formats = default_formats()
+    assert formats.get("cohere") is None and formats.get("mcp") is formats["mcp"]
+    assert "cohere" not in formats

@@ -145,11 +145,16 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
     """Every tool in one format, under the names that format accepts.
 
     A tool the format cannot express is left out with a warning; the rest are exported.
+    Each tool is tried alone only when the export of all of them fails.
     """
     from toolplug.errors import SchemaError
     from toolplug.toolset import Toolset
 
     options = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
+    try:
+        return tools.export(fmt, **options)  # type: ignore[no-any-return]
+    except SchemaError:
+        pass
     exportable = []
     for tool in tools.values():
         try:
@@ -158,8 +163,6 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
             click.echo(f"warning: {tool.name} left out: {exc}", err=True)
             continue
         exportable.append(tool)
-    if len(exportable) == len(tools):
-        return tools.export(fmt, **options)  # type: ignore[no-any-return]
     return Toolset(exportable, formats=tools.formats).export(fmt, **options)
 
 

@@ -88,6 +88,10 @@ class FormatRegistry(Mapping[str, ToolFormat]):
                 f"unknown format {_shown(name)}; choose one of {', '.join(self._formats)}"
             ) from None
 
+    def get(self, name: str, default: Any = None) -> Any:
+        """The format named ``name``, or ``default`` (Mapping.get expects a KeyError)."""
+        return self._formats.get(name, default)
+
     def __contains__(self, name: object) -> bool:
         return name in self._formats
 
