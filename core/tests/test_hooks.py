@@ -19,12 +19,16 @@ from pydantic import Field
 from toolplug import (
     Action,
     Observation,
+    PolicyError,
     TextContent,
+    ToolContext,
     ToolDefinition,
     ToolRegistry,
+    Toolset,
     hookimpl,
     hookspecs,
 )
+from toolplug.loop import background_loop, run_awaitable
 from toolplug.testing import registry_from
 
 
@@ -377,7 +381,7 @@ def test_tool_call_without_plugin_impls_does_not_go_through_pluggy() -> None:
 def test_tool_call_hook_called_by_hand_does_not_run_the_tool() -> None:
     registry = registry_from(speak_tools(), NewStyle())
     (tool,) = registry.resolve("say")
-    observation = tool._hooks(tool=tool, action=Speak(text="x"))
+    observation = tool._hooks(tool=tool, action=Speak(text="x"), context=None)
     assert observation.is_error and "outside ToolDefinition.call()" in observation.text
     assert ran == []
 
@@ -432,7 +436,8 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "register_tools": ["register"],
         "register_commands": ["cli"],
         "register_formats": ["register"],
-        "tool_call": ["tool", "action"],
+        "tool_call": ["tool", "action", "context"],
+        "load_policy": ["source", "approver"],
     }
     assert params == expected[name]
 
@@ -515,3 +520,113 @@ def test_register_formats_the_core_formats_come_through_the_hook() -> None:
     registered: list[object] = []
     core.register_formats(registered.append)
     assert [f.name for f in registered] == list(default_formats())  # type: ignore[attr-defined]
+
+
+def test_tool_call_gets_the_context_the_tool_was_created_with(tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    class Watcher:
+        __name__ = "watcher"
+
+        @hookimpl(tryfirst=True)
+        def tool_call(self, tool: Any, context: Any) -> None:
+            seen.append((tool.name, context.workspace if context else None))
+
+    registry = registry_from(speak_tools(), Watcher())
+    context = ToolContext(workspace=tmp_path)
+    (tool,) = registry.resolve("say", context)
+    assert tool.call({"text": "hi"}).text == "hi"
+    assert asyncio.run(tool.acall({"text": "hi"})).text == "hi"
+    (default,) = registry.resolve("asay")
+    default.call({"text": "hi"})
+    assert seen == [("say", tmp_path), ("say", tmp_path), ("asay", Path.cwd())]
+
+
+def test_tool_call_can_await_on_the_callers_loop_through_run_awaitable() -> None:
+    """An async approver a hook awaits runs on the loop that called acall (where the
+    host's clients live), and on toolplug's background loop for a sync call."""
+    loops: list[Any] = []
+
+    async def approve(text: str) -> bool:
+        loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0)
+        return text == "harmless"
+
+    class AsyncApprover:
+        __name__ = "async-approver"
+
+        @hookimpl(tryfirst=True)
+        def tool_call(self, action: Any) -> Observation | None:
+            if run_awaitable(approve(action.text), timeout=10):
+                return None
+            return Observation.error("not approved")
+
+    registry = registry_from(speak_tools(), AsyncApprover())
+    (tool,) = registry.resolve("asay")
+
+    async def host() -> tuple[Any, list[Observation]]:
+        return asyncio.get_running_loop(), [
+            await tool.acall({"text": "harmless"}),
+            await tool.acall({"text": "rm -rf /"}),
+        ]
+
+    host_loop, observations = asyncio.run(host())
+    assert [o.text for o in observations] == ["harmless", "not approved"]
+    assert loops == [host_loop, host_loop]
+    assert tool.call({"text": "harmless"}).text == "harmless"
+    assert loops[-1] is background_loop()
+
+
+# -- load_policy -------------------------------------------------------------------------
+
+
+class ReadOnlyPolicy:
+    """What a load_policy hook returns: refuses every call whose text is not harmless."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @hookimpl(tryfirst=True)
+    def tool_call(self, action: Any) -> Observation | None:
+        if action.text != "harmless":
+            return Observation.error(f"refused by policy {self.name}")
+        return None
+
+
+def policy_plugin(approvers: list[Any]) -> types.SimpleNamespace:
+    @hookimpl
+    def load_policy(source: Any, approver: Any) -> Any:
+        if source == "broken":
+            raise PolicyError("broken.toml, line 3: rule 1: unknown decision 'alow'")
+        approvers.append(approver)
+        return ReadOnlyPolicy(str(source)) if source == "read-only" else None
+
+    return plugin(load_policy=load_policy, __name__="policy")
+
+
+def test_load_policy_governs_every_call_of_that_registry_only() -> None:
+    approvers: list[Any] = []
+    governed = registry_from(speak_tools(), policy_plugin(approvers))
+    free = registry_from(speak_tools(), policy_plugin(approvers))
+    (before,) = governed.resolve("say")  # resolved before the policy: obeys it too
+    governed.apply_policy("read-only", approver=print)
+    assert approvers == [print]
+    refused = [o.text for o in call_all(governed, {"text": "rm -rf /"})]
+    assert refused == ["refused by policy read-only"] * 4
+    assert before.call({"text": "rm -rf /"}).is_error
+    assert ran == []
+    assert [o.text for o in call_all(free, {"text": "rm -rf /"})] == ["rm -rf /"] * 4
+
+
+def test_load_policy_errors_stop_the_load() -> None:
+    registry = registry_from(speak_tools(), policy_plugin([]))
+    with pytest.raises(PolicyError, match=r"broken\.toml, line 3"):
+        registry.apply_policy("broken")
+    with pytest.raises(PolicyError, match=r"\(no-such\).*pip install toolplug-policy"):
+        registry.apply_policy("no-such")
+    with pytest.raises(PolicyError, match="pip install toolplug-policy"):
+        registry_from(speak_tools()).apply_policy("read-only")
+    with pytest.raises(PolicyError, match="not loaded from plugins"):
+        ToolRegistry().apply_policy("read-only")
+    with pytest.raises(PolicyError, match="pip install toolplug-policy"):
+        Toolset.load(["say"], registry=registry_from(speak_tools()), policy="read-only")

@@ -6,7 +6,7 @@ of plugins' implementations when they load.
 any other may refuse the call first, and every wrapper sees the observation it returns.
 
 What to run is not among the hook's arguments (the public signature stays
-``tool_call(tool, action)``): the runner puts the pending call in :data:`PENDING` before
+``tool_call(tool, action, context)``): the runner puts the pending call in :data:`PENDING` before
 it calls the hook. The runner imports this module, so it stays free of pydantic.
 """
 

@@ -25,6 +25,15 @@ plugins_option = click.option(
     help="Enable exactly these plugins (default: TOOLPLUG_PLUGINS, else all installed).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+policy_option = click.option(
+    "--policy",
+    "policy",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="A permission policy every call goes through (default: TOOLPLUG_POLICY; "
+    "needs toolplug-policy).",
+)
 
 
 class ToolplugGroup(click.Group):
@@ -245,6 +254,7 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
 )
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--timeout", type=float, default=None, help="Seconds before the call is abandoned.")
+@policy_option
 @plugins_option
 @json_option
 def call(
@@ -253,14 +263,17 @@ def call(
     param_pairs: tuple[str, ...],
     workspace: Path | None,
     timeout: float | None,
+    policy: Path | None,
     plugins: str | None,
     as_json: bool,
 ) -> None:
     """Call tool NAME once with JSON ARGUMENTS and print its observation.
 
     NAME is a registered tool name or alias, or FACTORY/TOOL for one of the tools a
-    factory creates (``mcp/get_current_time``). Exit status: 0 success, 1 the tool
-    reported an error, 2 a usage error.
+    factory creates (``mcp/get_current_time``). With a policy (``--policy`` or
+    ``TOOLPLUG_POLICY``), a call the policy asks about is put to you on the terminal,
+    and refused when there is none. Exit status: 0 success, 1 the tool reported an
+    error (a refusal included), 2 a usage error.
     """
     from toolplug.context import Tool, ToolContext
     from toolplug.model import ToolCall
@@ -280,7 +293,7 @@ def call(
         return
     registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
     try:
-        registry = ToolRegistry.from_plugins(plugins, tools=[registered])
+        registry = ToolRegistry.from_plugins(plugins, tools=[registered], policy=policy)
         context = ToolContext(workspace=workspace) if workspace else ToolContext()
         created = registry.resolve(Tool(registered, _parse_params(param_pairs)), context)
     except UnknownToolError as exc:

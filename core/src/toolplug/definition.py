@@ -19,6 +19,8 @@ from toolplug.schema import clean_schema, with_security_risk
 if TYPE_CHECKING:
     from pluggy import HookCaller
 
+    from toolplug.context import ToolContext
+
 
 log = logging.getLogger("toolplug")
 
@@ -68,6 +70,7 @@ class ToolDefinition(Generic[A, O]):
 
     # Class-level defaults, for subclasses whose __init__ does not call this one.
     _hooks: HookCaller | None = None
+    _context: ToolContext | None = None
     _run_with: Runner | None = None
 
     def __init__(
@@ -98,6 +101,7 @@ class ToolDefinition(Generic[A, O]):
         #: Where the tool comes from, for people ("tool 'now' of MCP server 'time'").
         self.origin: str | None = None
         self._hooks = None
+        self._context = None
         self._run_with = None
         self._closed = False
         self._close_lock = threading.Lock()
@@ -152,10 +156,14 @@ class ToolDefinition(Generic[A, O]):
         """
         raise NotImplementedError(f"{cls.__name__} does not implement create()")
 
-    def bind_hooks(self, hooks: HookCaller | None) -> ToolDefinition[A, O]:
-        """A shallow copy whose calls go through the given ``tool_call`` hook."""
+    def bind_hooks(
+        self, hooks: HookCaller | None, context: ToolContext | None = None
+    ) -> ToolDefinition[A, O]:
+        """A shallow copy whose calls go through the given ``tool_call`` hook, which is
+        told ``context`` (the context the tool was created with) on every call."""
         bound = copy.copy(self)
         bound._hooks = hooks
+        bound._context = context
         bound._close_lock = threading.Lock()
         return bound
 

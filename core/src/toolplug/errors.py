@@ -14,7 +14,8 @@ The hierarchy::
     ├── SchemaError                 a schema the requested export cannot express (ValueError)
     ├── FormatError                 a format not registered, or a broken one (ValueError)
     ├── DispatchError               calls in no shape any format reads (ValueError)
-    └── ComposeError                a composed response unusable as a whole (ValueError)
+    ├── ComposeError                a composed response unusable as a whole (ValueError)
+    └── PolicyError                 a permission policy that cannot be loaded (ValueError)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "DispatchError",
     "FormatError",
     "PluginSelectionError",
+    "PolicyError",
     "SchemaError",
     "ToolConflictError",
     "ToolError",
@@ -80,3 +82,8 @@ class ComposeError(ToolError, ValueError):
 
     The message is written for the model: send it back and ask for a new response.
     """
+
+
+class PolicyError(ToolError, ValueError):
+    """A permission policy the host asked for cannot be loaded: a malformed file (the
+    message names the file, the line and the problem), or no plugin to enforce it."""

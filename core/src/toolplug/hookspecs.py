@@ -16,6 +16,7 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
+    from toolplug.context import ToolContext
     from toolplug.definition import ToolDefinition
     from toolplug.formats import ToolFormat
     from toolplug.model import Action, Observation
@@ -128,14 +129,19 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec(firstresult=True)
-def tool_call(tool: ToolDefinition[Any, Any], action: Action) -> Observation | None:
+def tool_call(
+    tool: ToolDefinition[Any, Any], action: Action, context: ToolContext | None
+) -> Observation | None:
     """Wrap or refuse every call of every tool: for policy, audit logging, tracing.
 
     pluggy calls this hook around each call through `ToolDefinition.call` and
     `ToolDefinition.acall` of a tool resolved by a registry that loaded the plugin,
     after the arguments were validated: ``action`` is the typed action, ``tool`` the
-    definition. It is a ``firstresult`` hook whose last plain implementation is
-    toolplug's own, the one that runs the tool and returns its `Observation`.
+    definition, ``context`` the `ToolContext` the tool was created with (its
+    workspace and environment; ``None`` for a tool the registry did not create). An
+    implementation takes any subset of these arguments. It is a ``firstresult`` hook
+    whose last plain implementation is toolplug's own, the one that runs the tool and
+    returns its `Observation`.
 
     **To wrap a call**, write a wrapper. New style, ``@hookimpl(wrapper=True)``: the
     code before ``yield`` runs before the tool, ``yield`` gives the observation (or
@@ -192,7 +198,10 @@ def tool_call(tool: ToolDefinition[Any, Any], action: Action) -> Observation | N
     async executor still runs on the caller's event loop, and a sync executor runs in
     that worker. Implementations are plain functions and generators either way (an
     ``async def`` implementation is refused when its plugin loads); keep them quick,
-    or hand slow work to a thread of their own.
+    or hand slow work to a thread of their own. To await something from an
+    implementation (an async approver, a question to an MCP client), pass it to
+    `toolplug.loop.run_awaitable`: it runs on the caller's event loop on the async
+    path, and on toolplug's background loop on the sync path.
 
     **Timeouts** apply to the tool's run inside the hook, not to the implementations.
 
@@ -200,4 +209,44 @@ def tool_call(tool: ToolDefinition[Any, Any], action: Action) -> Observation | N
     becomes an error observation naming the plugin, for the model to read; the host is
     never interrupted. A wrapper may catch what ``yield`` raises and return an
     observation instead.
+    """
+
+
+@hookspec(firstresult=True)
+def load_policy(source: Any, approver: Callable[..., Any] | None) -> object | None:
+    """Load the permission policy a host asked for, and return what enforces it.
+
+    Called once per registry when the host names a policy: ``Toolset.load(policy=...)``,
+    ``ToolRegistry.from_plugins(policy=...)``, ``--policy`` on ``toolplug call`` and
+    ``toolplug mcp serve``, or the ``TOOLPLUG_POLICY`` variable. ``source`` is what the
+    host gave (usually the path of a policy file); ``approver`` is the host's callable
+    for calls the policy says to ask about, or ``None``.
+
+    Return a plugin object: an instance whose methods are marked ``@hookimpl`` and
+    implement `tool_call` (to refuse, ask about, or log calls). toolplug registers it in
+    that registry's plugin manager, so it governs that registry's tools and no others.
+    Return ``None`` to leave the source to another plugin.
+
+    Raise `toolplug.PolicyError` for a policy that cannot be loaded (the message names
+    the file, the line and the problem): the load fails, and no tool is made available
+    without the policy the user asked for. The ``toolplug-policy`` plugin implements
+    this hook.
+
+    Example, a policy named ``"read-only"`` that refuses every tool not marked
+    read-only:
+
+    ```python
+    from toolplug import Observation, hookimpl
+
+    class ReadOnly:
+        @hookimpl(tryfirst=True)
+        def tool_call(self, tool):
+            if not tool.read_only:
+                return Observation.error(f"'{tool.name}' may change things; refused.")
+            return None
+
+    @hookimpl
+    def load_policy(source):
+        return ReadOnly() if source == "read-only" else None
+    ```
     """

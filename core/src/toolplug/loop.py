@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
+
+#: The event loop of an async caller whose ``tool_call`` hook runs in this (worker)
+#: thread; set by the runner around the hook call, ``None`` on the sync path.
+calling_loop: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "toolplug_calling_loop", default=None
+)
 
 
 def background_loop() -> asyncio.AbstractEventLoop:
@@ -69,3 +76,36 @@ async def arun(coro: Coroutine[Any, Any, T]) -> T:
     if _running_loop() is loop:
         return await coro
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
+
+def run_awaitable(awaitable: Awaitable[T], timeout: float | None = None) -> T:
+    """Wait, from synchronous code, for an awaitable that belongs to an event loop.
+
+    Meant for ``tool_call`` hook implementations, which pluggy calls synchronously: an
+    async approver, a question to an MCP client. Inside a hook called through
+    `ToolDefinition.acall` (a worker thread), the awaitable runs on the caller's event
+    loop, where the caller's clients live; anywhere else, on toolplug's background loop
+    (as `run_sync` does). On timeout it is cancelled and ``TimeoutError`` raised.
+    """
+    coro = _as_coroutine(awaitable)
+    loop = calling_loop.get()
+    if loop is None or loop.is_closed() or _running_loop() is loop:
+        return run_sync(coro, timeout)
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    try:
+        return future.result(timeout)
+    except concurrent.futures.TimeoutError:
+        if future.done():
+            raise
+        future.cancel()
+        raise TimeoutError(f"no answer within {timeout:g} seconds") from None
+
+
+def _as_coroutine(awaitable: Awaitable[T]) -> Coroutine[Any, Any, T]:
+    if asyncio.iscoroutine(awaitable):
+        return awaitable
+
+    async def wait() -> T:
+        return await awaitable
+
+    return wait()

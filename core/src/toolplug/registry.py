@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -12,10 +13,16 @@ from toolplug import plugins as _plugins
 from toolplug._text import cut_list
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
-from toolplug.errors import ToolConflictError, ToolError, ToolParamsError, UnknownToolError
+from toolplug.errors import (
+    PolicyError,
+    ToolConflictError,
+    ToolError,
+    ToolParamsError,
+    UnknownToolError,
+)
 from toolplug.formats import FormatRegistry, default_formats, fill_formats
 from toolplug.names import unknown_tool_message
-from toolplug.plugins import PluginReport
+from toolplug.plugins import POLICY_ENV_VAR, POLICY_PLUGIN, PluginReport
 
 if TYPE_CHECKING:
     import pluggy
@@ -66,6 +73,7 @@ class ToolRegistry:
         #: What happened to each plugin when this registry was loaded.
         self.reports: list[PluginReport] = []
         self._hooks: HookCaller | None = None
+        self._plugin_manager: pluggy.PluginManager | None = None
         #: The provider formats: the core's, and those of the plugins loaded with it.
         self.formats: FormatRegistry = default_formats()
 
@@ -75,6 +83,8 @@ class ToolRegistry:
         plugins: str | Iterable[str] | None = None,
         *,
         tools: Iterable[str] | None = None,
+        policy: Any = None,
+        approver: Callable[..., Any] | None = None,
     ) -> ToolRegistry:
         """A registry filled from the enabled installed plugins.
 
@@ -86,16 +96,31 @@ class ToolRegistry:
         all, and when every one of those names is a plugin's entry-point name, only
         those plugins are imported; if some name is no entry point's, or a plugin so
         loaded does not register its namesake, every plugin is loaded after all.
+
+        ``policy`` (else ``TOOLPLUG_POLICY``) names a permission policy that every call
+        of this registry's tools then goes through, ``approver`` the host's callable for
+        calls the policy asks about: see :meth:`apply_policy`. The ``policy`` plugin is
+        loaded for it even when the selection leaves it out.
         """
+        if policy is None:
+            policy = os.environ.get(POLICY_ENV_VAR) or None
         selection = _plugins.parse_selection(plugins)
         eps = _plugins.installed_entry_points()
+        if policy is not None and selection is not None and POLICY_PLUGIN not in selection:
+            selection = [*selection, POLICY_PLUGIN]
+        registry = None
         if selection is None and tools is not None:
             wanted = sorted(set(tools))
             if {ep.name for ep in eps}.issuperset(wanted):
-                registry = cls.from_plugin_manager(*_plugins.load_plugins(wanted, eps=eps))
-                if all(name in registry for name in wanted):
-                    return registry
-        return cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
+                names = wanted + ([POLICY_PLUGIN] if policy is not None else [])
+                registry = cls.from_plugin_manager(*_plugins.load_plugins(names, eps=eps))
+                if not all(name in registry for name in wanted):
+                    registry = None
+        if registry is None:
+            registry = cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
+        if policy is not None:
+            registry.apply_policy(policy, approver)
+        return registry
 
     @classmethod
     def from_plugin_manager(
@@ -144,7 +169,36 @@ class ToolRegistry:
             on_error(plugin, exc)
         registry.reports = reports
         registry._hooks = pm.hook.tool_call
+        registry._plugin_manager = pm
         return registry
+
+    def apply_policy(self, policy: Any, approver: Callable[..., Any] | None = None) -> None:
+        """Make every call of this registry's tools go through a permission policy.
+
+        ``policy`` is usually the path of a policy file; the plugin that implements the
+        ``load_policy`` hook (``toolplug-policy``) reads it and enforces it, asking
+        ``approver`` (sync or async; ``approver(tool, action, rule) -> bool``) about
+        calls the policy says to ask about. Tools resolved before and after alike obey it.
+
+        Raises :class:`PolicyError` when the policy cannot be loaded, or when no loaded
+        plugin can enforce a policy: then no tool should be used.
+        """
+        if self._plugin_manager is None:
+            raise PolicyError(
+                "this registry was not loaded from plugins, so it has no plugin to enforce "
+                "a policy: build it with ToolRegistry.from_plugins(policy=...)"
+            )
+        pm = self._plugin_manager
+        enforcer = pm.hook.load_policy(source=policy, approver=approver)
+        if enforcer is None:
+            broken = next((r for r in self.reports if r.name == POLICY_PLUGIN), None)
+            why = (
+                f"the '{POLICY_PLUGIN}' plugin is broken: {broken.error}"
+                if broken is not None and broken.error
+                else "no installed plugin can enforce one: pip install toolplug-policy"
+            )
+            raise PolicyError(f"a policy was asked for ({policy}), but {why}")
+        pm.register(enforcer, name=f"{POLICY_PLUGIN}:{policy}:{id(enforcer)}")
 
     # -- registering -----------------------------------------------------------------
 
@@ -263,6 +317,7 @@ class ToolRegistry:
         """Create the definitions a spec names, with the spec's params."""
         spec = Tool.parse(spec)
         entry = self.get(spec.name)
+        context = context or ToolContext()
         params = dict(spec.params)
         if entry.kind == "instance":
             if params:
@@ -274,7 +329,7 @@ class ToolRegistry:
             factory = entry.target.create if entry.kind == "class" else entry.target
             _check_params(entry.name, factory, params)
             try:
-                created = factory(context or ToolContext(), **params)
+                created = factory(context, **params)
             except ToolError:
                 raise
             except (TypeError, ValueError) as exc:
@@ -288,7 +343,7 @@ class ToolRegistry:
                     f"the factory of tool '{entry.name}' returned {type(tool).__name__}, "
                     "not ToolDefinition objects"
                 )
-        return [tool.bind_hooks(self._hooks) for tool in tools]
+        return [tool.bind_hooks(self._hooks, context) for tool in tools]
 
 
 def _clash_message(entry: Registration) -> str:

@@ -12,7 +12,7 @@ executor, a timeout and a failing hook all come back as error observations.
 The ``tool_call`` hook is run by pluggy itself (so new- and old-style wrappers behave as
 pluggy documents them). toolplug's own implementation (`toolplug._builtin_hooks`) is the
 last one called and is the one that runs the tool: it finds what to run in a context
-variable set here, so the hook's signature stays ``tool_call(tool, action)``.
+variable set here, so the hook's signature stays ``tool_call(tool, action, context)``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from toolplug.content import (
     TextContent,
 )
 from toolplug.errors import ArgumentError
-from toolplug.loop import _running_loop, background_loop
+from toolplug.loop import _running_loop, background_loop, calling_loop
 from toolplug.model import Action, Observation
 
 if TYPE_CHECKING:
@@ -417,11 +417,13 @@ def _has_plugin_impls(hooks: HookCaller) -> bool:
 def _call_hook(hooks: HookCaller, tool: ToolDefinition[Any, Any], pending: _Pending) -> Observation:
     """Call the hook through pluggy with ``pending`` in context. Never raises."""
     token = PENDING.set(pending)
+    loop_token = calling_loop.set(pending.loop)
     try:
-        result = hooks(tool=tool, action=pending.action)
+        result = hooks(tool=tool, action=pending.action, context=tool._context)
     except (Exception, SystemExit) as exc:
         return _hook_failed(hooks, tool, exc)
     finally:
+        calling_loop.reset(loop_token)
         PENDING.reset(token)
     if isinstance(result, Observation):
         return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -56,6 +56,8 @@ class Toolset(Mapping[str, AnyTool]):
         context: ToolContext | None = None,
         registry: ToolRegistry | None = None,
         plugins: str | Iterable[str] | None = None,
+        policy: Any = None,
+        approver: Callable[..., Any] | None = None,
     ) -> Toolset:
         """Create the named tools (all registered tools when ``specs`` is ``None``).
 
@@ -70,11 +72,22 @@ class Toolset(Mapping[str, AnyTool]):
         ``specs`` names it; when loading everything, that name is left out, the rest is
         loaded, and the clash (naming both distributions) is in :attr:`problems` and
         logged as a warning on the ``toolplug`` logger.
+
+        ``policy`` (else ``TOOLPLUG_POLICY``) is a permission policy file every call of
+        these tools goes through, enforced by the ``toolplug-policy`` plugin; ``approver``
+        (sync or async, ``approver(tool, action, rule) -> bool``) answers the calls it
+        says to ask about. A policy that cannot be loaded raises :class:`PolicyError`
+        and no tool is created. Given a ``registry``, the policy is applied to it (and so
+        to every toolset it creates); with no ``policy``, a given registry is used as is.
         """
         parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
         if registry is None:
             wanted = None if parsed is None else [spec.name for spec in parsed]
-            registry = ToolRegistry.from_plugins(plugins, tools=wanted)
+            registry = ToolRegistry.from_plugins(
+                plugins, tools=wanted, policy=policy, approver=approver
+            )
+        elif policy is not None:
+            registry.apply_policy(policy, approver)
         if context is None:
             context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
         toolset = cls(formats=registry.formats)
