@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import click
     from toolplug import ToolContext, ToolDefinition
 
-__version__ = "0.2.0"
+__version__ = "0.2.1"
 __all__ = ["mcp_tools", "register_commands", "register_tools"]
 
 

@@ -170,6 +170,14 @@ def _endpoint_path(value: str) -> str:
     help="A browser origin allowed to call (repeatable); others get 403.",
 )
 @click.option(
+    "--policy",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="A permission policy every call goes through (default: TOOLPLUG_POLICY; "
+    "needs toolplug-policy); a call it asks about becomes an MCP elicitation.",
+)
+@click.option(
     "--idle-timeout",
     type=float,
     default=1800.0,
@@ -186,9 +194,15 @@ def serve_command(
     token: str | None,
     allowed_origins: tuple[str, ...],
     idle_timeout: float,
+    policy: Path | None,
     workspace: Path | None,
 ) -> None:
-    """Serve every enabled toolplug tool over MCP (each client session gets its own tools)."""
+    """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
+
+    With a policy (``--policy`` or ``TOOLPLUG_POLICY``), every call goes through it, and
+    a call it asks about is put to the client's user as an MCP elicitation (refused
+    when the client does not support elicitation).
+    """
     from toolplug import ToolContext, ToolError
 
     from toolplug_mcp.server.security import is_loopback
@@ -204,7 +218,7 @@ def serve_command(
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
         server, sessions, problems = build_server(
-            plugins, context=context, idle_timeout=idle_timeout
+            plugins, context=context, idle_timeout=idle_timeout, policy=policy
         )
     except ToolError as exc:
         click.echo(f"Error: {exc}", err=True)

@@ -30,6 +30,7 @@ from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
 from toolplug.formats import export_tool, render
 
+from toolplug_mcp.server.approval import elicit_approval
 from toolplug_mcp.server.security import TOKEN_ENV_VAR, BearerTokenMiddleware, is_loopback
 from toolplug_mcp.server.sessions import DEFAULT_IDLE_TIMEOUT, SessionToolsets
 from toolplug_mcp.server.shutdown import SHUTDOWN_GRACE, end_by_signal, stop_on_signals
@@ -95,18 +96,28 @@ def build_server(
     context: ToolContext | None = None,
     registry: ToolRegistry | None = None,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    policy: Any = None,
 ) -> tuple[FastMCP, SessionToolsets, list[str]]:
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
+    ``policy`` (else ``TOOLPLUG_POLICY``) is a permission policy every call goes
+    through; a call it asks about is put to the calling client's user as an MCP
+    elicitation (:mod:`~toolplug_mcp.server.approval`), and refused when the client
+    cannot be asked.
+
     Returns the server, the sessions (close them with ``close_all`` on shutdown), and
     the problems met while loading (a tool that cannot be created is left out). Raises
-    :class:`~toolplug.ToolError` for an ``idle_timeout`` that is not a positive number.
+    :class:`~toolplug.ToolError` for an ``idle_timeout`` that is not a positive number,
+    and :class:`~toolplug.PolicyError` for a policy that cannot be loaded.
     """
     if not (math.isfinite(idle_timeout) and idle_timeout > 0):
         raise ToolError(
             f"the idle timeout must be a positive, finite number of seconds, not {idle_timeout}"
         )
-    registry = registry if registry is not None else ToolRegistry.from_plugins(plugins)
+    if registry is None:
+        registry = ToolRegistry.from_plugins(plugins, policy=policy, approver=elicit_approval)
+    elif policy is not None:
+        registry.apply_policy(policy, elicit_approval)
     context = context or ToolContext()
     problems = [
         f"plugin {r.name} is broken: {r.error}" for r in registry.reports if r.status == "broken"
