@@ -1,7 +1,12 @@
-"""Fixtures: a real bash tool in a temporary workspace, and a look at the process table."""
+"""Fixtures: a real bash tool in a temporary workspace, and a look at the process table.
+
+Tests marked ``@both_modes`` run twice: as is, and with the session in the bubblewrap
+sandbox (skipped, with bwrap's reason, where bubblewrap cannot run).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -9,20 +14,51 @@ from typing import Any
 
 import pytest
 import toolplug_bash
-from toolplug import Tool, ToolContext, ToolDefinition
+from toolplug import Tool, ToolContext, ToolDefinition, ToolError
 from toolplug.testing import registry_from
+from toolplug_bash import sandbox
 
 MakeBash = Callable[..., ToolDefinition[Any, Any]]
 
+#: Run a test without and with the sandbox (it overrides the ``sandbox_mode`` fixture).
+both_modes = pytest.mark.parametrize("sandbox_mode", ["none", "bwrap"])
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why the bubblewrap sandbox cannot run here (None: it can)."""
+    try:
+        sandbox.check_runs(sandbox.find_bwrap(os.environ.get("PATH")), network=False)
+    except ToolError as exc:
+        return str(exc)
+    return None
+
+
+def need_bwrap() -> None:
+    """Skip the test, saying why, when bubblewrap cannot run on this machine."""
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"bubblewrap is unavailable here: {problem}")
+
 
 @pytest.fixture
-def make_bash(tmp_path: Path) -> Iterator[MakeBash]:
+def sandbox_mode() -> str:
+    """The ``sandbox`` param the ``bash`` and ``make_bash`` tools get by default."""
+    return "none"
+
+
+@pytest.fixture
+def make_bash(tmp_path: Path, sandbox_mode: str) -> Iterator[MakeBash]:
     """Create bash tools with params; every one is closed when the test ends."""
     created: list[ToolDefinition[Any, Any]] = []
     registry = registry_from(toolplug_bash)
+    if sandbox_mode == "bwrap":
+        need_bwrap()
 
     def make(workspace: Path | None = None, **params: Any) -> ToolDefinition[Any, Any]:
         context = ToolContext(workspace=workspace or tmp_path)
+        if sandbox_mode != "none":
+            params.setdefault("sandbox", sandbox_mode)
         (tool,) = registry.resolve(Tool("bash", params), context)
         created.append(tool)
         return tool
