@@ -202,20 +202,26 @@ def limit_script(config: SandboxConfig, gate_fd: int | None, stdio: Sequence[int
     """
     limits = []
     for flag, rlimit, value, unit in (
-        ("-v", resource.RLIMIT_AS, config.max_memory_mb, 1024),  # KiB
+        ("-v", resource.RLIMIT_AS, config.max_memory_mb, 1024),  # in KiB
         ("-t", resource.RLIMIT_CPU, config.max_cpu_seconds, 1),
         ("-u", resource.RLIMIT_NPROC, config.max_processes, 1),
         ("-f", resource.RLIMIT_FSIZE, config.max_file_size_mb, 1024),  # 1024-byte blocks
     ):
         if value is None:
             continue
-        wanted = value * unit
-        _, hard = resource.getrlimit(rlimit)
-        scale = 1 if flag in ("-t", "-u") else 1024
-        if hard != resource.RLIM_INFINITY:
-            wanted = min(wanted, hard // scale)
-        limits.append(f"{flag} {wanted}")
-    script = f"ulimit {' '.join(limits)} || exit 125; " if limits else ""
+        _, current = resource.getrlimit(rlimit)
+        scale = 1024 if flag in ("-v", "-f") else 1  # the kernel counts bytes
+
+        def capped(wanted: int, current: int = current, scale: int = scale) -> int:
+            return wanted if current == resource.RLIM_INFINITY else min(wanted, current // scale)
+
+        if flag == "-t":
+            # The hard limit a little later: at the soft one the process gets SIGXCPU
+            # ("CPU time limit exceeded"), at the hard one SIGKILL.
+            limits += [f"-S -t {capped(value)}", f"-H -t {capped(value + 5)}"]
+        else:
+            limits.append(f"{flag} {capped(value * unit)}")
+    script = "".join(f"ulimit {limit} || exit 125; " for limit in limits)
     if gate_fd is not None:
         # Only the host's "go" opens the gate; a host gone before it ends the launch.
         script += f"read -r go <&{gate_fd} && [[ $go == go ]] || exit 125; "
