@@ -8,6 +8,7 @@ import pwd
 import secrets
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -237,6 +238,18 @@ def test_nothing_started_in_the_sandbox_outlives_close(jail: Bash) -> None:
     jail.close()
     assert processes_running_prefix(tag) == []
     assert not any(alive(p) for p in started)
+
+
+def test_a_session_started_from_a_thread_that_ends_lives_on(jail: Bash) -> None:
+    # --die-with-parent kills the sandbox when the *thread* that started it ends (the
+    # kernel's parent-death signal): hosts run calls in worker threads that come and go.
+    first: list[Any] = []
+    worker = threading.Thread(target=lambda: first.append(jail.call({"command": "X=1"})))
+    worker.start()
+    worker.join(30)
+    assert first and not first[0].is_error, first
+    time.sleep(0.3)
+    assert run(jail, "echo $X").output == "1\n"
 
 
 def processes_running_prefix(prefix: str) -> list[int]:
