@@ -152,7 +152,8 @@ def hidden_homes(env_home: str | None) -> tuple[str, ...]:
         homes.add(pwd.getpwuid(os.getuid()).pw_dir)
     except KeyError:
         pass
-    return tuple(sorted(h for h in homes if h and os.path.isabs(h) and h != "/"))
+    # A home that does not exist has nothing to hide (and no place to mount on).
+    return tuple(sorted(h for h in homes if os.path.isabs(h) and h != "/" and os.path.isdir(h)))
 
 
 def bwrap_args(config: SandboxConfig, *, session_dir: Path) -> list[str]:
@@ -168,7 +169,8 @@ def bwrap_args(config: SandboxConfig, *, session_dir: Path) -> list[str]:
         mounts.append((len(Path(path).parts), order, args))
 
     add("/tmp", 0, ["--tmpfs", "/tmp"])  # private, writable
-    add("/run", 0, ["--tmpfs", "/run"])  # host daemons' sockets (docker, dbus)
+    if os.path.isdir("/run"):
+        add("/run", 0, ["--tmpfs", "/run"])  # host daemons' sockets (docker, dbus)
     if config.network:
         resolver = os.path.realpath("/etc/resolv.conf")
         if resolver.startswith("/run/"):  # systemd-resolved's stub lives there
