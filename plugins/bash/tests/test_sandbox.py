@@ -356,6 +356,17 @@ def test_a_bwrap_that_cannot_make_namespaces_is_reported_with_its_error(tmp_path
     assert "cannot run here" in message and "namespaces" in message
 
 
+def test_a_sandbox_that_cannot_start_says_why(make_bash: MakeBash, tmp_path: Path) -> None:
+    need_bwrap()
+    exposed = tmp_path / "exposed"
+    exposed.mkdir()
+    jail = make_bash(workspace=tmp_path, sandbox="bwrap", writable_paths=[str(exposed)])
+    exposed.rmdir()  # gone between the tool's creation and the shell's start
+    observation = jail.call({"command": "echo hi"})
+    assert "shell exited" in observation.text
+    assert "bwrap: Can't find source path" in observation.output
+
+
 @pytest.mark.parametrize(
     "params",
     [

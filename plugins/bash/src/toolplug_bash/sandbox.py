@@ -19,6 +19,7 @@ inside, so it can take the pseudo-terminal as its controlling terminal.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import pwd
@@ -27,6 +28,7 @@ import resource
 import secrets
 import shutil
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -298,9 +300,6 @@ class Confinement:
 def terminal_session(fd: int) -> int | None:
     """The session id (the shell's pid, as this host sees it) that owns the terminal
     whose master end is ``fd``; None while no process has made it its terminal."""
-    import fcntl
-    import struct
-
     try:
         raw = fcntl.ioctl(fd, _TIOCGSID, b"\0\0\0\0")
     except OSError:

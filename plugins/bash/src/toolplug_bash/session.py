@@ -73,6 +73,8 @@ _DRAIN_TICK = 0.025
 _DRAIN_QUIET = 0.25
 #: How long a session may take to start, or to come back after its job was killed.
 _START_WAIT = 10.0
+#: Bytes kept of what a shell prints before it is set up.
+_STARTUP_KEPT = 4096
 _KILL_WAIT = 3.0
 
 
@@ -278,8 +280,11 @@ class ShellSession:
         self._setup_nonce = b""
         self._argv: list[str] = []
         self._scanner = _SentinelScanner()
-        #: Output is dropped until the setup line's sentinel (set again for a repair).
+        #: Output is dropped until the setup line's sentinel (set again for a repair);
+        #: its start is kept, to be shown if the shell dies before it is set up (a
+        #: sandbox that cannot start says why there).
         self._starting = False
+        self._startup_output = b""
         self._repairing = False
         #: The program that replaced the shell (``exec python3``), when not a bash.
         self.replaced_by: str | None = None
@@ -491,6 +496,7 @@ class ShellSession:
             f"__tp {self._setup_nonce.decode()} 0",
         ]
         self._starting = True
+        self._startup_output = b""
         return ("; ".join(parts) + "\n").encode()
 
     def _new_nonce(self) -> bytes:
@@ -729,6 +735,8 @@ class ShellSession:
             elif self._shell_gone(ready):
                 for chunk in self._chunks():
                     self._consume(chunk, capture)
+                if self._starting:  # it died before it was set up: show why
+                    capture.write(self.masker.feed(self._startup_output))
                 capture.write(self.masker.feed(self._scanner.flush()))
                 self._ended()
                 return "exited", None
@@ -755,6 +763,8 @@ class ShellSession:
                 before = before[:-1] if before.endswith(b"\n") else before
             if not self._starting:
                 capture.write(self.masker.feed(before))
+            elif len(self._startup_output) < _STARTUP_KEPT:
+                self._startup_output += before[: _STARTUP_KEPT - len(self._startup_output)]
             if body is None:
                 if rest:
                     continue
