@@ -113,10 +113,10 @@ def check_runs(bwrap: str, *, network: bool) -> None:
 
 @functools.lru_cache(maxsize=8)
 def _probe(bwrap: str, network: bool) -> str | None:
-    """bwrap's error running ``true`` in a sandbox like a session's (None: it ran).
-    Done once per process: namespaces do not come and go while a host runs."""
+    """bwrap's error running ``setsid true`` in a sandbox like a session's (None: it
+    ran). Done once per process: namespaces do not come and go while a host runs."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += [*_namespace_args(network), "--", "true"]
+    argv += [*_namespace_args(network), "--", "setsid", "true"]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
