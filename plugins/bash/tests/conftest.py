@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,16 @@ def need_bwrap() -> None:
         pytest.skip(f"bubblewrap is unavailable here: {problem}")
 
 
+def _python_in_home() -> str | None:
+    home = os.path.realpath(os.path.expanduser("~"))
+    prefix = os.path.realpath(sys.base_prefix)
+    return prefix if prefix.startswith(home + os.sep) else None
+
+
+#: The Python running the tests, when it lives in the home a sandbox hides.
+HOST_PYTHON = _python_in_home()
+
+
 @pytest.fixture
 def sandbox_mode() -> str:
     """The ``sandbox`` param the ``bash`` and ``make_bash`` tools get by default."""
@@ -59,6 +70,11 @@ def make_bash(tmp_path: Path, sandbox_mode: str) -> Iterator[MakeBash]:
         context = ToolContext(workspace=workspace or tmp_path)
         if sandbox_mode != "none":
             params.setdefault("sandbox", sandbox_mode)
+        if params.get("sandbox") == "bwrap" and HOST_PYTHON is not None:
+            # The tests run python3 in the shell: the one running them, when the
+            # sandbox would hide it in the home (pyenv), is shown and found first.
+            params.setdefault("read_only_paths", [HOST_PYTHON])
+            params.setdefault("env", {"PATH": f"{HOST_PYTHON}/bin:{os.environ['PATH']}"})
         (tool,) = registry.resolve(Tool("bash", params), context)
         created.append(tool)
         return tool

@@ -49,13 +49,10 @@ def test_state_persists_between_calls(bash: Bash, tmp_path: Path) -> None:
 
 
 @both_modes
-def test_virtualenv_activation_persists(
-    make_bash: MakeBash, tmp_path: Path, sandbox_mode: str
-) -> None:
+def test_virtualenv_activation_persists(make_bash: MakeBash, tmp_path: Path) -> None:
     # The venv's interpreter links to the one running the tests, which may live in the
-    # home (pyenv) that a sandbox hides: it is exposed read-only then.
-    exposed = {"read_only_paths": [sys.base_prefix]} if sandbox_mode == "bwrap" else {}
-    bash = make_bash(**exposed)
+    # home (pyenv) that a sandbox hides: make_bash then exposes it (see conftest).
+    bash = make_bash()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     run(bash, f"source {venv}/bin/activate")

@@ -88,7 +88,7 @@ def test_the_real_home_is_hidden(make_bash: MakeBash, tmp_path: Path) -> None:
     shared.mkdir()
     (shared / "note.txt").write_text("read me\n")
     try:
-        jail = make_bash(workspace=tmp_path / "shared", sandbox="bwrap")
+        jail = make_bash(workspace=tmp_path / "shared", sandbox="bwrap", read_only_paths=[])
         observation = run(jail, f"cat {secret}; cat ~/{secret.name}; ls -A {home} | wc -l")
         assert f"key-{token}" not in observation.output
         assert observation.output.count("No such file or directory") == 2
