@@ -1,7 +1,9 @@
 """Benchmark of toolplug-bash: each target against a floor measured in the same run.
 
 Run: python bench/bench_bash.py (with toolplug-bash installed). Prints one line per
-target: what, our time, the floor, the ratio, the target and PASS/MISS.
+target: what, our time, the floor, the ratio, the target and PASS/MISS. The sandbox's
+targets (bubblewrap) are measured against the same tool outside the sandbox; they are
+skipped, with the reason, where bubblewrap cannot run.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from pathlib import Path
 
 import toolplug_bash
 from timing import interleaved
-from toolplug import Tool, ToolContext
+from toolplug import Tool, ToolContext, ToolError
 from toolplug.testing import registry_from
+from toolplug_bash import sandbox
 
 REPEATS = 400
 START_REPEATS = 30
@@ -192,12 +195,77 @@ def bench_memory(workspace: str) -> bool:
     return growth < 50 * mib
 
 
+def sandbox_problem() -> str | None:
+    """Why the bubblewrap sandbox cannot run here (None: it can)."""
+    try:
+        sandbox.check_runs(sandbox.find_bwrap(os.environ.get("PATH")), network=False)
+    except ToolError as exc:
+        return str(exc)
+    return None
+
+
+def bench_sandbox_round_trip(workspace: str) -> bool:
+    """A warm ``echo hi`` in the sandbox against the same outside it."""
+    inside = make_tool(workspace, sandbox="bwrap")
+    outside = make_tool(workspace)
+    try:
+        for tool in (inside, outside):
+            assert tool.call({"command": "echo hi"}).output == "hi\n"
+        medians = interleaved(
+            {
+                "outside": lambda: outside.call({"command": "echo hi"}),
+                "inside": lambda: inside.call({"command": "echo hi"}),
+            },
+            REPEATS,
+        )
+    finally:
+        inside.close()
+        outside.close()
+    return report(
+        "sandbox: echo hi round trip (vs no sandbox)", medians["inside"], medians["outside"], 1.2
+    )
+
+
+def bench_sandbox_start(workspace: str) -> bool:
+    """Creating the tool, then its first ``echo hi`` (which starts the shell), in the
+    sandbox and outside it, alternated; closing is not timed."""
+
+    def start(**params: object) -> float:
+        started = time.perf_counter()
+        tool = make_tool(workspace, **params)
+        assert tool.call({"command": "echo hi"}).output == "hi\n"
+        elapsed = time.perf_counter() - started
+        tool.close()
+        return elapsed
+
+    start(sandbox="bwrap")  # the one-time probe of bwrap is not a session's start
+    inside, outside = [], []
+    for _ in range(START_REPEATS):
+        outside.append(start())
+        inside.append(start(sandbox="bwrap"))
+    ours, floor = statistics.median(inside), statistics.median(outside)
+    extra = ours - floor
+    verdict = "PASS" if extra <= 0.060 else "MISS"
+    print(
+        f"{'sandbox: session start + first echo hi':<46} ours {ours * 1000:9.3f} ms  "
+        f"floor {floor * 1000:9.3f} ms  ratio {ours / floor:6.2f}x  "
+        f"extra {extra * 1000:.1f} ms, target <= 60 ms  {verdict}"
+    )
+    return extra <= 0.060
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as workspace:
         workspace = os.path.realpath(workspace)
         ok = bench_round_trip(workspace)
         ok &= bench_session_start(workspace)
         ok &= bench_memory(workspace)
+        problem = sandbox_problem()
+        if problem is None:
+            ok &= bench_sandbox_round_trip(workspace)
+            ok &= bench_sandbox_start(workspace)
+        else:
+            print(f"sandbox benchmarks skipped: {problem}")
     return 0 if ok else 1
 
 

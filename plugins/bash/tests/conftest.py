@@ -1,28 +1,80 @@
-"""Fixtures: a real bash tool in a temporary workspace, and a look at the process table."""
+"""Fixtures: a real bash tool in a temporary workspace, and a look at the process table.
+
+Tests marked ``@both_modes`` run twice: as is, and with the session in the bubblewrap
+sandbox (skipped, with bwrap's reason, where bubblewrap cannot run).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import toolplug_bash
-from toolplug import Tool, ToolContext, ToolDefinition
+from toolplug import Tool, ToolContext, ToolDefinition, ToolError
 from toolplug.testing import registry_from
+from toolplug_bash import sandbox
 
 MakeBash = Callable[..., ToolDefinition[Any, Any]]
 
+#: Run a test without and with the sandbox (it overrides the ``sandbox_mode`` fixture).
+both_modes = pytest.mark.parametrize("sandbox_mode", ["none", "bwrap"])
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why the bubblewrap sandbox cannot run here (None: it can)."""
+    try:
+        sandbox.check_runs(sandbox.find_bwrap(os.environ.get("PATH")), network=False)
+    except ToolError as exc:
+        return str(exc)
+    return None
+
+
+def need_bwrap() -> None:
+    """Skip the test, saying why, when bubblewrap cannot run on this machine."""
+    problem = bwrap_problem()
+    if problem is not None:
+        pytest.skip(f"bubblewrap is unavailable here: {problem}")
+
+
+def _python_in_home() -> str | None:
+    home = os.path.realpath(os.path.expanduser("~"))
+    prefix = os.path.realpath(sys.base_prefix)
+    return prefix if prefix.startswith(home + os.sep) else None
+
+
+#: The Python running the tests, when it lives in the home a sandbox hides.
+HOST_PYTHON = _python_in_home()
+
 
 @pytest.fixture
-def make_bash(tmp_path: Path) -> Iterator[MakeBash]:
+def sandbox_mode() -> str:
+    """The ``sandbox`` param the ``bash`` and ``make_bash`` tools get by default."""
+    return "none"
+
+
+@pytest.fixture
+def make_bash(tmp_path: Path, sandbox_mode: str) -> Iterator[MakeBash]:
     """Create bash tools with params; every one is closed when the test ends."""
     created: list[ToolDefinition[Any, Any]] = []
     registry = registry_from(toolplug_bash)
+    if sandbox_mode == "bwrap":
+        need_bwrap()
 
     def make(workspace: Path | None = None, **params: Any) -> ToolDefinition[Any, Any]:
         context = ToolContext(workspace=workspace or tmp_path)
+        if sandbox_mode != "none":
+            params.setdefault("sandbox", sandbox_mode)
+        if params.get("sandbox") == "bwrap" and HOST_PYTHON is not None:
+            # The tests run python3 in the shell: the one running them, when the
+            # sandbox would hide it in the home (pyenv), is shown and found first.
+            params.setdefault("read_only_paths", [HOST_PYTHON])
+            params.setdefault("env", {"PATH": f"{HOST_PYTHON}/bin:{os.environ['PATH']}"})
         (tool,) = registry.resolve(Tool("bash", params), context)
         created.append(tool)
         return tool

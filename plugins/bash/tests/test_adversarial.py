@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import toolplug_bash
-from conftest import MakeBash
+from conftest import MakeBash, both_modes
 from hypothesis import HealthCheck, given, settings, strategies as st
 from toolplug import Tool, ToolContext, ToolDefinition
 from toolplug.testing import registry_from
@@ -89,6 +89,7 @@ def test_a_host_holding_over_1024_descriptors_still_runs_commands(
     assert run(bash, "yes", is_input=True).output.endswith("got yes\n")
 
 
+@both_modes
 def test_a_session_closed_under_a_waiting_call_is_an_error_not_an_exit(
     make_bash: MakeBash,
 ) -> None:
@@ -155,6 +156,7 @@ def test_a_context_timeout_of_nan_is_refused_at_creation(tmp_path: Path) -> None
 # -- the completion marker ------------------------------------------------------------------
 
 
+@both_modes
 def test_printing_the_old_sentinel_does_not_end_the_command(bash: Bash) -> None:
     forged = (
         "printf '\\036TP%s;0;/etc\\037' \"$TOOLPLUG_BASH_SESSION\"; "
@@ -180,6 +182,7 @@ SENTINEL_TEXT = st.text(
 
 @FUZZ
 @given(body=SENTINEL_TEXT, tail=st.sampled_from(["\\037", "", "\\037\\037", ";0;/\\037"]))
+@both_modes
 def test_no_printed_sentinel_ends_the_command(bash: Bash, body: str, tail: str) -> None:
     # The forgery is printed by the command itself, with whatever the session
     # shows it: its marker variable, its prompt settings, the text of its functions.
@@ -208,6 +211,7 @@ def test_the_nonce_is_not_in_the_commands_view(bash: Bash) -> None:
 # -- commands that reprogram the session --------------------------------------------------
 
 
+@both_modes
 def test_exec_bash_is_repaired(make_bash: MakeBash, tmp_path: Path) -> None:
     bash = make_bash(timeout=60)
     run(bash, "cd /")
@@ -222,6 +226,7 @@ def test_exec_bash_is_repaired(make_bash: MakeBash, tmp_path: Path) -> None:
     assert run(bash, "C-c", is_input=True).exit_code == 130
 
 
+@both_modes
 def test_a_shell_replaced_by_another_program_is_reported(make_bash: MakeBash) -> None:
     bash = make_bash(timeout=60)
     replaced = run(bash, "exec cat")
@@ -233,6 +238,7 @@ def test_a_shell_replaced_by_another_program_is_reported(make_bash: MakeBash) ->
     assert "replaced by" not in fresh.text
 
 
+@both_modes
 def test_clearing_prompt_command_wedges_nothing(make_bash: MakeBash) -> None:
     bash = make_bash(timeout=60)
     run(bash, "PROMPT_COMMAND=")
@@ -245,6 +251,7 @@ def test_clearing_prompt_command_wedges_nothing(make_bash: MakeBash) -> None:
     assert run(bash, "echo two").output == "two\n"
 
 
+@both_modes
 def test_redirecting_the_shells_output_away_is_reported(make_bash: MakeBash) -> None:
     bash = make_bash(timeout=60)
     hidden = run(bash, "exec 1>/dev/null 2>&1; echo invisible")
@@ -259,6 +266,7 @@ def test_redirecting_the_shells_output_away_is_reported(make_bash: MakeBash) -> 
     assert "no longer" not in back.text
 
 
+@both_modes
 @pytest.mark.parametrize("setting", ["stty echo", "stty echo echonl echoctl", "stty sane"])
 def test_echo_settings_do_not_prefix_outputs(make_bash: MakeBash, setting: str) -> None:
     bash = make_bash(timeout=60)

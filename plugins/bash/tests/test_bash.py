@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MakeBash, alive, session_pids
+from conftest import MakeBash, alive, both_modes, session_pids
 from toolplug import ToolDefinition
 from toolplug.testing import validate_observation_exports
 from toolplug_bash.procs import processes_with_env
@@ -36,6 +36,7 @@ def shell_pid(tool: Bash) -> int:
 # -- the session persists ----------------------------------------------------------------
 
 
+@both_modes
 def test_state_persists_between_calls(bash: Bash, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     run(bash, 'cd sub && export FOO=bar && greet() { echo "hello $1"; }')
@@ -47,7 +48,11 @@ def test_state_persists_between_calls(bash: Bash, tmp_path: Path) -> None:
     assert f"Working directory: {tmp_path / 'sub'}" in observation.text
 
 
-def test_virtualenv_activation_persists(bash: Bash, tmp_path: Path) -> None:
+@both_modes
+def test_virtualenv_activation_persists(make_bash: MakeBash, tmp_path: Path) -> None:
+    # The venv's interpreter links to the one running the tests, which may live in the
+    # home (pyenv) that a sandbox hides: make_bash then exposes it (see conftest).
+    bash = make_bash()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     run(bash, f"source {venv}/bin/activate")
@@ -56,6 +61,7 @@ def test_virtualenv_activation_persists(bash: Bash, tmp_path: Path) -> None:
     assert "(venv)" not in observation.text
 
 
+@both_modes
 def test_exit_code_and_stderr_interleaved(bash: Bash) -> None:
     observation = run(bash, "echo out; echo err >&2; echo out2; false")
     assert observation.output == "out\nerr\nout2\n"
@@ -63,6 +69,7 @@ def test_exit_code_and_stderr_interleaved(bash: Bash) -> None:
     assert not observation.running
 
 
+@both_modes
 def test_chains_multiline_and_heredoc(bash: Bash, tmp_path: Path) -> None:
     script = "cat > notes.txt <<'EOF'\nfirst $HOME\nsecond\nEOF\nwc -l < notes.txt\n"
     script += "for i in 1 2; do\n  echo loop $i\ndone && echo chained || echo not"
@@ -71,12 +78,14 @@ def test_chains_multiline_and_heredoc(bash: Bash, tmp_path: Path) -> None:
     assert (tmp_path / "notes.txt").read_text() == "first $HOME\nsecond\n"
 
 
+@both_modes
 def test_long_single_line_command(bash: Bash) -> None:
     words = " ".join(f"w{i}" for i in range(3000))  # longer than a terminal line
     observation = run(bash, f"echo {words} | wc -w")
     assert observation.output.strip() == "3000"
 
 
+@both_modes
 def test_syntax_error_in_script_comes_back(bash: Bash) -> None:
     observation = run(bash, "echo before\nif then fi\n")
     assert "syntax error" in observation.output
@@ -118,6 +127,7 @@ def test_pagers_are_cat(bash: Bash) -> None:
 # -- timeouts, input and interrupts --------------------------------------------------------
 
 
+@both_modes
 def test_timeout_returns_control_then_ctrl_c_stops(bash: Bash) -> None:
     observation = run(bash, "echo started; sleep 30; echo never", timeout=0.5)
     assert observation.running and observation.exit_code is None
@@ -135,6 +145,7 @@ def test_timeout_returns_control_then_ctrl_c_stops(bash: Bash) -> None:
     assert run(bash, "echo next").output == "next\n"
 
 
+@both_modes
 def test_host_timeout_becomes_the_soft_timeout_and_the_session_stays_usable(bash: Bash) -> None:
     # A host's per-call timeout (tool.call(..., timeout=...)) returns control with the
     # output so far, exactly like the model's own timeout; the session is not wedged.
@@ -146,6 +157,7 @@ def test_host_timeout_becomes_the_soft_timeout_and_the_session_stays_usable(bash
     assert bash.call({"command": "echo after"}, timeout=5).output == "after\n"
 
 
+@both_modes
 def test_wait_with_empty_input_collects_the_rest(bash: Bash) -> None:
     first = run(bash, "echo one; sleep 1; echo two", timeout=0.3)
     assert first.running
@@ -153,6 +165,7 @@ def test_wait_with_empty_input_collects_the_rest(bash: Bash) -> None:
     assert rest.output == "two\n" and rest.exit_code == 0
 
 
+@both_modes
 def test_no_output_timeout(make_bash: MakeBash) -> None:
     bash = make_bash(no_output_timeout=0.5)
     observation = run(bash, "echo tick; sleep 20")
@@ -161,6 +174,7 @@ def test_no_output_timeout(make_bash: MakeBash) -> None:
     run(bash, "C-c", is_input=True)
 
 
+@both_modes
 def test_interactive_prompt_answered_with_input(bash: Bash) -> None:
     asked = run(bash, 'python3 -c \'print("hello", input("name? "))\'')
     assert asked.waiting_for_input and asked.running
@@ -170,6 +184,7 @@ def test_interactive_prompt_answered_with_input(bash: Bash) -> None:
     assert answered.output == "hello bob\n" and answered.exit_code == 0
 
 
+@both_modes
 def test_read_builtin_and_cat_with_ctrl_d(bash: Bash) -> None:
     assert run(bash, "read -p 'sure? ' reply; echo got $reply").waiting_for_input
     assert run(bash, "yes", is_input=True).output == "got yes\n"
@@ -179,6 +194,7 @@ def test_read_builtin_and_cat_with_ctrl_d(bash: Bash) -> None:
     assert finished.exit_code == 0 and not finished.running
 
 
+@both_modes
 def test_ctrl_z_stops_the_job(bash: Bash) -> None:
     run(bash, "sleep 30", timeout=0.3)
     stopped = run(bash, "C-z", is_input=True)
@@ -191,6 +207,7 @@ def test_input_without_running_command_is_an_error(bash: Bash) -> None:
     assert observation.is_error and "nothing to send input to" in observation.text
 
 
+@both_modes
 def test_background_job_returns_at_once(bash: Bash, tmp_path: Path) -> None:
     observation = run(bash, "(sleep 0.3; echo done > bg.txt) & sleep 100 &")
     assert observation.exit_code == 0 and not observation.running
@@ -209,6 +226,7 @@ def _wait_for(path: Path, seconds: float = 20) -> bool:
     return path.exists()
 
 
+@both_modes
 def test_a_background_job_printing_between_calls_never_blocks(bash: Bash, tmp_path: Path) -> None:
     # 3 MB to the terminal, far more than its buffer holds, while no call is reading.
     chatty = "head -c 3000000 /dev/zero | tr '\\0' x | fold -w 99"
@@ -225,6 +243,7 @@ def test_a_background_job_printing_between_calls_never_blocks(bash: Bash, tmp_pa
 CHATTY = "head -c 3000000 /dev/zero | tr '\\0' y | fold -w 99"
 
 
+@both_modes
 @pytest.mark.parametrize(
     ("command", "seen"),
     [
@@ -257,6 +276,7 @@ def test_a_command_finishing_between_calls_reports_its_end(
     assert run(bash, "echo next").output.endswith("next\n")
 
 
+@both_modes
 def test_hard_timeout_kills_the_process_group(make_bash: MakeBash) -> None:
     bash = make_bash(hard_timeout=0.5)
     observation = run(bash, "sleep 60 | cat; echo after", timeout=20)
@@ -266,6 +286,7 @@ def test_hard_timeout_kills_the_process_group(make_bash: MakeBash) -> None:
     assert run(bash, "echo alive").output == "alive\n"
 
 
+@both_modes
 def test_hard_timeout_applies_while_control_is_away(make_bash: MakeBash) -> None:
     bash = make_bash(hard_timeout=0.6)
     assert run(bash, "sleep 60", timeout=0.2).running
@@ -301,6 +322,7 @@ def test_a_late_hard_limit_timer_spares_the_next_command(make_bash: MakeBash) ->
     assert "hard limit" in killed.text and not killed.running
 
 
+@both_modes
 def test_concurrent_call_is_refused_not_interleaved(bash: Bash) -> None:
     results: list[Any] = []
     worker = threading.Thread(target=lambda: results.append(bash.call({"command": "sleep 1"})))
@@ -319,6 +341,7 @@ def test_concurrent_call_is_refused_not_interleaved(bash: Bash) -> None:
 # -- exit, reset, close --------------------------------------------------------------------
 
 
+@both_modes
 def test_exit_then_fresh_session(bash: Bash, tmp_path: Path) -> None:
     run(bash, "cd / && export GONE=1 && sleep 100 &")
     old = shell_pid(bash)
@@ -330,6 +353,7 @@ def test_exit_then_fresh_session(bash: Bash, tmp_path: Path) -> None:
     assert fresh.output.split() == [str(tmp_path), "unset"]
 
 
+@both_modes
 def test_reset_kills_and_restarts(bash: Bash, tmp_path: Path) -> None:
     run(bash, "cd / && sleep 100", timeout=0.2)
     old = shell_pid(bash)
@@ -338,6 +362,7 @@ def test_reset_kills_and_restarts(bash: Bash, tmp_path: Path) -> None:
     assert session_pids(old) == set()
 
 
+@both_modes
 def test_close_leaves_no_process(bash: Bash, tmp_path: Path) -> None:
     run(bash, "sleep 100 & (sleep 200 &) ; setsid sleep 300 & nohup sleep 400 >/dev/null 2>&1 &")
     run(bash, "sleep 500", timeout=0.2)

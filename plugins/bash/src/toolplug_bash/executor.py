@@ -14,6 +14,7 @@ from toolplug import Observation, TextContent, ToolExecutor
 
 from toolplug_bash.environment import session_env
 from toolplug_bash.output import SecretMasker, render
+from toolplug_bash.sandbox import Confinement, SandboxConfig
 from toolplug_bash.session import KEYS, Limits, Outcome, ShellError, ShellSession
 from toolplug_bash.types import BashAction, BashObservation
 
@@ -42,6 +43,8 @@ class BashConfig:
     inherit_env: bool = True
     shell: str = "bash"
     secrets: list[str] = field(default_factory=list)
+    #: Run the session under bubblewrap with these rights (None: no sandbox).
+    sandbox: SandboxConfig | None = None
 
 
 class BashExecutor(ToolExecutor[BashAction, BashObservation]):
@@ -172,6 +175,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                 workdir=self._workdir,
                 secrets=SecretMasker(self.config.secrets),
                 hard_timeout=self.config.hard_timeout,
+                confinement=None
+                if self.config.sandbox is None
+                else Confinement(self.config.sandbox, self._workdir),
             )
         return self.session
 

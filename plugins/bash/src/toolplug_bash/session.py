@@ -36,11 +36,13 @@ import subprocess
 import termios
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolplug_bash import procs
 from toolplug_bash.output import OutputCapture, SecretMasker
+from toolplug_bash.sandbox import Confinement, terminal_session
 
 #: Bytes typed for the special keys.
 KEYS = {"C-c": b"\x03", "C-d": b"\x04", "C-z": b"\x1a"}
@@ -71,6 +73,8 @@ _DRAIN_TICK = 0.025
 _DRAIN_QUIET = 0.25
 #: How long a session may take to start, or to come back after its job was killed.
 _START_WAIT = 10.0
+#: Bytes kept of what a shell prints before it is set up.
+_STARTUP_KEPT = 4096
 _KILL_WAIT = 3.0
 
 
@@ -245,10 +249,15 @@ class ShellSession:
         workdir: Path,
         secrets: SecretMasker,
         hard_timeout: float | None,
+        confinement: Confinement | None = None,
         columns: int = 200,
         rows: int = 50,
     ) -> None:
         self.shell = shell
+        #: Starts the shell in a sandbox (None: as a plain child of this process).
+        self.confinement = confinement
+        #: The shell's pid when it is not the spawned process (the sandbox's is).
+        self._shell_pid: int | None = None
         self.cwd = str(cwd)
         self.env = env
         self.workdir = workdir
@@ -271,8 +280,11 @@ class ShellSession:
         self._setup_nonce = b""
         self._argv: list[str] = []
         self._scanner = _SentinelScanner()
-        #: Output is dropped until the setup line's sentinel (set again for a repair).
+        #: Output is dropped until the setup line's sentinel (set again for a repair);
+        #: its start is kept, to be shown if the shell dies before it is set up (a
+        #: sandbox that cannot start says why there).
         self._starting = False
+        self._startup_output = b""
         self._repairing = False
         #: The program that replaced the shell (``exec python3``), when not a bash.
         self.replaced_by: str | None = None
@@ -312,8 +324,18 @@ class ShellSession:
 
     @property
     def pid(self) -> int | None:
-        """The shell's process id (also its session and process group id)."""
-        return self.process.pid if self.process is not None else None
+        """The shell's process id (also its session and process group id).
+
+        In a sandbox the spawned process is bubblewrap, and the shell is found as the
+        session that owns the terminal (None until it has taken it).
+        """
+        if self.process is None:
+            return None
+        if self.confinement is None:
+            return self.process.pid
+        if self._shell_pid is None:
+            self._shell_pid = terminal_session(self._fd)
+        return self._shell_pid
 
     def start(self) -> None:
         """Start bash; the setup line is typed ahead, so this does not wait for it."""
@@ -331,7 +353,11 @@ class ShellSession:
             attrs[1] &= ~termios.OPOST
             termios.tcsetattr(slave, termios.TCSANOW, attrs)
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *self.size, 0, 0))
-            self.process = subprocess.Popen(
+            spawn: Callable[..., subprocess.Popen[bytes]] = (
+                subprocess.Popen if self.confinement is None else self.confinement.spawn
+            )
+            self._shell_pid = None
+            self.process = spawn(
                 self._argv,
                 stdin=slave,
                 stdout=slave,
@@ -439,6 +465,11 @@ class ShellSession:
         """
         self._setup_nonce = secrets.token_hex(8).encode()
         tty = shlex.quote(self._tty)
+        # In a sandbox the host's terminal path does not exist (it has its own /dev):
+        # the shell opens the terminal it was given, and prints to its own terminal.
+        opened = "/proc/self/fd/0" if self.confinement is not None else tty
+        if self.confinement is not None:
+            tty = "/dev/tty"
         mark = f"\\036TPP{self._prompt_token.decode()};%d;;%s\\037"
         sentinel = "\\036TP%s;%d;%s;%s\\037"
         # After a line that __tp did not end (an interrupt dropped it), the prompt mark.
@@ -456,7 +487,7 @@ class ShellSession:
         # bash starts without a controlling terminal (the fast way to spawn it); opening
         # the pty as the session leader makes it one, and then job control can start.
         parts = [
-            f"exec 0<>{tty} 1>&0 2>&0",
+            f"exec 0<>{opened} 1>&0 2>&0",
             "set -m +o history +o emacs +o vi",
             "unset HISTFILE MAILCHECK",
             functions,
@@ -465,6 +496,7 @@ class ShellSession:
             f"__tp {self._setup_nonce.decode()} 0",
         ]
         self._starting = True
+        self._startup_output = b""
         return ("; ".join(parts) + "\n").encode()
 
     def _new_nonce(self) -> bytes:
@@ -507,7 +539,10 @@ class ShellSession:
                     pass
         self._fd = self._pidfd = self._drain_stop = -1
         self.process = None
+        self._shell_pid = None
         self._running_since = None
+        if self.confinement is not None:
+            self.confinement.close()  # what is left in its cgroup, and the cgroup
 
     def _ended(self) -> None:
         """The shell exited by itself: end what it left behind, release the terminal."""
@@ -700,6 +735,8 @@ class ShellSession:
             elif self._shell_gone(ready):
                 for chunk in self._chunks():
                     self._consume(chunk, capture)
+                if self._starting:  # it died before it was set up: show why
+                    capture.write(self.masker.feed(self._startup_output))
                 capture.write(self.masker.feed(self._scanner.flush()))
                 self._ended()
                 return "exited", None
@@ -726,6 +763,8 @@ class ShellSession:
                 before = before[:-1] if before.endswith(b"\n") else before
             if not self._starting:
                 capture.write(self.masker.feed(before))
+            elif len(self._startup_output) < _STARTUP_KEPT:
+                self._startup_output += before[: _STARTUP_KEPT - len(self._startup_output)]
             if body is None:
                 if rest:
                     continue
@@ -841,23 +880,23 @@ class ShellSession:
                     return  # a late timer: its command is over
                 self._limit_hit = True
             self._killed_command = True
-        process = self.process
-        if process is None:
+        shell = self.pid
+        if shell is None:
             return
         try:
             group = os.tcgetpgrp(self._fd)
         except OSError:
             group = -1
-        if group > 0 and group != process.pid:
+        if group > 0 and group != shell:
             procs.kill_group(group)
         else:
             # The shell runs the command itself (a loop, a builtin): kill what it
             # started, then interrupt it back to its prompt.
-            members = [p for p in procs.session_processes(process.pid) if p != process.pid]
+            members = [p for p in procs.session_processes(shell) if p != shell]
             procs.kill_all(members)
         # The interrupt also stops the rest of the command line (`a; b`).
         try:
-            os.kill(process.pid, signal.SIGINT)
+            os.kill(shell, signal.SIGINT)
         except OSError:
             pass
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import os
 import shutil
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
+from toolplug_bash import sandbox as sandboxing
 from toolplug_bash.executor import BashConfig, BashExecutor
 from toolplug_bash.types import DESCRIPTION, BashAction, BashObservation
 
@@ -39,6 +42,14 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         inherit_env: bool | None = None,
         shell: str = "bash",
         secrets: Sequence[str] | Mapping[str, str] = (),
+        sandbox: str | None = None,
+        network: bool | None = None,
+        read_only_paths: Sequence[str] | None = None,
+        writable_paths: Sequence[str] | None = None,
+        max_memory_mb: int | None = None,
+        max_cpu_seconds: int | None = None,
+        max_processes: int | None = None,
+        max_file_size_mb: int | None = None,
     ) -> Sequence[BashTool]:
         """Build the tool for one host session; the shell itself starts on first use.
 
@@ -60,6 +71,20 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
           else true.
         - ``shell``: the bash executable (name or path).
         - ``secrets``: values (or a name -> value mapping) masked in all output.
+
+        The sandbox (``docs/tools/bash.md`` tells what it protects against):
+
+        - ``sandbox``: ``"none"`` or ``"bwrap"`` (the session runs under bubblewrap);
+          default: the host's ``TOOLPLUG_BASH_SANDBOX``, else ``"none"``. With
+          ``"bwrap"``, creating the tool fails (a ``ToolError``) when bubblewrap is
+          missing or cannot run here; it never runs unsandboxed.
+        - ``network``: whether the sandbox keeps the host's network (default false).
+        - ``read_only_paths``, ``writable_paths``: more paths the sandbox shows (the
+          home is hidden, the root read-only); absolute, ``~/...``, or relative to the
+          workspace, and they must exist.
+        - ``max_memory_mb`` (address space, 8192), ``max_cpu_seconds`` (per process,
+          3600), ``max_processes`` (512), ``max_file_size_mb`` (1024): resource
+          limits in the sandbox; 0 means no limit.
         """
         config = BashConfig(
             workspace=context.workspace,
@@ -79,6 +104,20 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         )
         if not config.workspace.is_dir():
             raise ValueError(f"the workspace {config.workspace} is not a directory")
+        config.sandbox = _sandbox_config(
+            context,
+            sandbox,
+            env=env or {},
+            network=network,
+            read_only_paths=read_only_paths,
+            writable_paths=writable_paths,
+            limits={
+                "max_memory_mb": max_memory_mb,
+                "max_cpu_seconds": max_cpu_seconds,
+                "max_processes": max_processes,
+                "max_file_size_mb": max_file_size_mb,
+            },
+        )
         tool = cls(
             name="bash",
             description=DESCRIPTION,
@@ -88,6 +127,82 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             annotations=ANNOTATIONS,
         )
         return [tool]
+
+
+def _sandbox_config(
+    context: ToolContext,
+    mode: str | None,
+    *,
+    env: Mapping[str, str],
+    network: bool | None,
+    read_only_paths: Sequence[str] | None,
+    writable_paths: Sequence[str] | None,
+    limits: dict[str, int | None],
+) -> sandboxing.SandboxConfig | None:
+    """The sandbox the params ask for (None: none); bubblewrap is found and tried."""
+    from_env = mode is None
+    if from_env:
+        mode = context.env.get(sandboxing.ENV_VAR, "").strip().lower() or "none"
+    if mode not in sandboxing.MODES:
+        where = f"the host's {sandboxing.ENV_VAR}" if from_env else "sandbox"
+        raise ValueError(f"{where} must be one of {', '.join(sandboxing.MODES)}; got {mode!r}")
+    given = {
+        "network": network,
+        "read_only_paths": read_only_paths,
+        "writable_paths": writable_paths,
+        **limits,
+    }
+    if mode == "none":
+        named = [name for name, value in given.items() if value is not None]
+        if named:
+            raise ValueError(
+                f"{', '.join(named)} only apply in a sandbox; add sandbox='bwrap' (or set "
+                f"{sandboxing.ENV_VAR}=bwrap), or leave them out"
+            )
+        return None
+    workspace = Path(os.path.abspath(context.workspace))
+    defaults = {
+        "max_memory_mb": sandboxing.DEFAULT_MAX_MEMORY_MB,
+        "max_cpu_seconds": sandboxing.DEFAULT_MAX_CPU_SECONDS,
+        "max_processes": sandboxing.DEFAULT_MAX_PROCESSES,
+        "max_file_size_mb": sandboxing.DEFAULT_MAX_FILE_SIZE_MB,
+    }
+    checked = {name: _limit(name, value, defaults[name]) for name, value in limits.items()}
+    bwrap = sandboxing.find_bwrap(env.get("PATH") or context.env.get("PATH"))
+    config = sandboxing.SandboxConfig(
+        bwrap=bwrap,
+        workspace=workspace,
+        hidden=sandboxing.hidden_homes(env.get("HOME") or context.env.get("HOME")),
+        read_only_paths=_paths("read_only_paths", read_only_paths, workspace),
+        writable_paths=_paths("writable_paths", writable_paths, workspace),
+        network=_flag("network", False if network is None else network),
+        **checked,
+    )
+    sandboxing.check_runs(bwrap, network=config.network)
+    return config
+
+
+def _limit(name: str, value: Any, default: int) -> int | None:
+    """A resource limit: None gives the default, 0 no limit."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a whole number, 0 or more (0: no limit), got {value!r}")
+    return value or None
+
+
+def _paths(name: str, value: Sequence[str] | None, workspace: Path) -> tuple[Path, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"{name} must be a list of paths")
+    found = []
+    for entry in value:
+        path = Path(os.path.abspath(workspace / os.path.expanduser(entry)))
+        if not path.exists():
+            raise ValueError(f"{name}: {entry!r} ({path}) does not exist")
+        found.append(path)
+    return tuple(found)
 
 
 def _first(*values: Any) -> Any:

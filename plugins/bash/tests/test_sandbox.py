@@ -1,0 +1,420 @@
+"""The bubblewrap sandbox: each escape is tried through the real tool, and shown to fail
+without touching the host; then what a host sees when bubblewrap cannot run."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MakeBash, alive, need_bwrap
+from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError
+from toolplug.testing import registry_from
+from toolplug_bash import sandbox
+from toolplug_bash.procs import all_processes, command_line, processes_with_env
+
+Bash = ToolDefinition[Any, Any]
+
+
+def run(tool: Bash, command: str, **arguments: Any) -> Any:
+    """Call the tool; the call itself must not fail (the command may)."""
+    observation = tool.call({"command": command, **arguments})
+    assert not observation.is_error, observation.text
+    return observation
+
+
+@pytest.fixture
+def jail(make_bash: MakeBash) -> Bash:
+    """A bash tool in the sandbox with the default rights and limits."""
+    need_bwrap()
+    return make_bash(sandbox="bwrap")
+
+
+@pytest.fixture
+def host_sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    """A real process of the host, that the sandbox must neither see nor kill."""
+    process = subprocess.Popen(["sleep", "1000"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def real_home() -> Path:
+    return Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+def processes_running(argument: str) -> list[int]:
+    """Host processes with ``argument`` among their arguments."""
+    return [p.pid for p in all_processes() if argument in (command_line(p.pid) or [])]
+
+
+# -- the file system -----------------------------------------------------------------------
+
+
+def test_writes_outside_the_workspace_fail_and_the_host_is_untouched(
+    jail: Bash, tmp_path: Path
+) -> None:
+    token = secrets.token_hex(6)
+    targets = [f"/etc/escape-{token}", f"/usr/escape-{token}", f"/var/tmp/escape-{token}"]
+    writes = "; ".join(f"echo x > {t} && echo WROTE {t}" for t in targets)
+    observation = run(jail, f"{writes}; echo inside > in-workspace.txt; echo secret > /tmp/{token}")
+    assert "WROTE" not in observation.output
+    assert observation.output.count("Read-only file system") == len(targets)
+    assert not any(Path(t).exists() for t in targets)
+    # The workspace is writable; the sandbox's /tmp is its own.
+    assert (tmp_path / "in-workspace.txt").read_text() == "inside\n"
+    assert run(jail, f"cat /tmp/{token}").output == "secret\n"
+    assert not Path(f"/tmp/{token}").exists()
+
+
+def test_the_real_home_is_hidden(make_bash: MakeBash, tmp_path: Path) -> None:
+    need_bwrap()
+    home = real_home()
+    token = secrets.token_hex(6)
+    secret = home / f".toolplug-sandbox-test-{token}"
+    try:
+        secret.write_text(f"key-{token}\n")
+    except OSError as exc:
+        pytest.skip(f"the home {home} is not writable here to plant a secret: {exc}")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "note.txt").write_text("read me\n")
+    try:
+        jail = make_bash(workspace=tmp_path / "shared", sandbox="bwrap", read_only_paths=[])
+        observation = run(jail, f"cat {secret}; cat ~/{secret.name}; ls -A {home} | wc -l")
+        assert f"key-{token}" not in observation.output
+        assert observation.output.count("No such file or directory") == 2
+        assert observation.output.splitlines()[-1] == "0"
+        # What the params expose is seen: read-only, or writable.
+        exposed = make_bash(
+            workspace=tmp_path / "shared",
+            sandbox="bwrap",
+            read_only_paths=[str(secret)],
+            writable_paths=[str(tmp_path)],
+        )
+        seen = run(exposed, f"cat {secret}; echo x >> {secret}; echo y > {tmp_path}/rw.txt")
+        assert seen.output.splitlines()[0] == f"key-{token}"
+        assert "Read-only file system" in seen.output
+        assert secret.read_text() == f"key-{token}\n"
+        assert (tmp_path / "rw.txt").read_text() == "y\n"
+    finally:
+        secret.unlink()
+
+
+# -- processes -----------------------------------------------------------------------------
+
+
+def test_host_processes_can_be_neither_seen_nor_killed(
+    jail: Bash, host_sleeper: subprocess.Popen[bytes]
+) -> None:
+    pid = host_sleeper.pid
+    observation = run(
+        jail,
+        f"ls /proc | grep -cx '[0-9]*'; ls -d /proc/{pid} 2>&1; kill -9 {pid}; "
+        "kill -9 -1; echo survived",
+    )
+    lines = observation.output.splitlines()
+    assert int(lines[0]) <= 4  # the sandbox's init, the shell, ls and grep
+    assert "No such file or directory" in lines[1]
+    assert "No such process" in observation.output
+    assert lines[-1] == "survived"  # kill -1 reached only the sandbox's own processes
+    time.sleep(0.2)
+    assert host_sleeper.poll() is None and alive(pid)
+    assert run(jail, "echo still here").output == "still here\n"
+
+
+def test_a_setuid_binary_gains_nothing(jail: Bash) -> None:
+    # A setuid copy made in the workspace (the owner may set the bit), and the
+    # system's own su: neither runs with a capability, and no new privileges.
+    observation = run(
+        jail,
+        "cp /bin/cat ./suidcat && chmod 4755 ./suidcat && ls -l suidcat | cut -c1-10; "
+        "./suidcat /proc/self/status | grep -E '^(CapEff|CapPrm|NoNewPrivs)'; "
+        "mount -t tmpfs none /mnt 2>&1 | head -1; "
+        "[ -u /bin/su ] && su root -c 'grep ^CapEff /proc/self/status' 2>&1 | head -1",
+    )
+    lines = observation.output.splitlines()
+    assert lines[0] == "-rwsr-xr-x"
+    assert "CapEff:\t0000000000000000" in lines
+    assert "CapPrm:\t0000000000000000" in lines
+    assert "NoNewPrivs:\t1" in lines
+    assert any("permission denied" in line.lower() for line in lines)
+    if Path("/bin/su").exists() and os.stat("/bin/su").st_mode & 0o4000:
+        # su, run as setuid root, either runs with no capability or is refused one.
+        assert lines[-1] == "CapEff:\t0000000000000000" or "not permitted" in lines[-1]
+
+
+def test_a_fork_bomb_is_capped_and_ends_with_the_session(make_bash: MakeBash) -> None:
+    need_bwrap()
+    limit = 48
+    jail = make_bash(sandbox="bwrap", max_processes=limit)
+    run(jail, "echo warm")
+    session = jail.executor.session
+    cgroup = session.confinement.cgroup
+    if cgroup is None:
+        # Then only RLIMIT_NPROC applies: it counts every process of the user (and
+        # none of root's), so the count below would not be the session's.
+        pytest.skip("no pids cgroup can be made here (see docs/tools/bash.md)")
+    marker = b"TOOLPLUG_BASH_SESSION=" + session._token
+    started = run(jail, ":(){ :|:& };:", timeout=5)
+    assert not started.running  # the bomb went to the background at once
+    peak = 0
+    deadline = time.monotonic() + 20
+    while peak < limit and time.monotonic() < deadline:
+        peak = max(peak, int((cgroup.path / "pids.current").read_text()))
+        time.sleep(0.02)
+    time.sleep(0.5)  # the bomb keeps trying
+    peak = max(peak, int((cgroup.path / "pids.current").read_text()))
+    assert peak == limit  # it reached the cap, and never went past it
+    refused = int((cgroup.path / "pids.events").read_text().split()[-1])
+    assert refused > 0  # the cgroup is what refused its forks
+    # The host still starts processes while the bomb runs.
+    assert subprocess.run(["true"], check=False).returncode == 0
+    jail.close()
+    assert processes_with_env(marker) == []
+    assert not cgroup.path.exists()
+
+
+def test_a_2_gb_file_write_stops_at_the_file_size_limit(
+    make_bash: MakeBash, tmp_path: Path
+) -> None:
+    need_bwrap()
+    # The default limit (1 GiB) refuses a 2 GB file at once (a sparse one: no disk).
+    jail = make_bash(sandbox="bwrap")
+    observation = run(jail, "truncate -s 2G sparse.bin; echo status $?")
+    assert "File too large" in observation.output or "File size limit" in observation.output
+    assert (
+        not (tmp_path / "sparse.bin").exists() or (tmp_path / "sparse.bin").stat().st_size < 2**31
+    )
+    # A real write of 2 GB stops at a small limit: the writer is killed (SIGXFSZ).
+    small = make_bash(sandbox="bwrap", max_file_size_mb=8)
+    written = run(small, "head -c 2G /dev/zero > big.bin; echo status $?")
+    assert written.output.splitlines()[-1] == "status 153"  # 128 + SIGXFSZ
+    assert (tmp_path / "big.bin").stat().st_size == 8 * 2**20
+
+
+def test_the_limits_are_set_and_cannot_be_raised(make_bash: MakeBash) -> None:
+    need_bwrap()
+    defaults = run(make_bash(sandbox="bwrap"), "ulimit -v; ulimit -t; ulimit -u; ulimit -f")
+    assert defaults.output.split() == ["8388608", "3600", "512", "1048576"]
+    jail = make_bash(
+        sandbox="bwrap", max_memory_mb=512, max_cpu_seconds=5, max_processes=0, max_file_size_mb=1
+    )
+    limits = run(jail, "ulimit -v; ulimit -t; ulimit -f; ulimit -Hv; ulimit -v unlimited; echo $?")
+    assert limits.output.split()[:4] == ["524288", "5", "1024", "524288"]
+    assert limits.output.splitlines()[-1] != "0"
+    # A program past its address space fails to allocate; the session lives on.
+    grab = run(jail, "python3 -c 'x = bytearray(1 << 30)' 2>&1 | tail -1")
+    assert "MemoryError" in grab.output
+    assert run(jail, "echo alive").output == "alive\n"
+
+
+def test_a_cpu_burner_is_stopped_at_its_cpu_limit(make_bash: MakeBash) -> None:
+    need_bwrap()
+    jail = make_bash(sandbox="bwrap", max_cpu_seconds=1)
+    observation = run(jail, "bash -c 'while :; do :; done'; echo status $?", timeout=30)
+    assert observation.output.splitlines()[-1] == "status 152"  # 128 + SIGXCPU
+    assert "CPU time limit exceeded" in observation.output
+
+
+def test_nothing_started_in_the_sandbox_outlives_close(jail: Bash) -> None:
+    tag = f"1000.{secrets.randbelow(10**9)}"
+    run(
+        jail,
+        f"nohup sleep {tag}1 >/dev/null 2>&1 & setsid sleep {tag}2 & "
+        f"( setsid sh -c 'sleep {tag}3 & exit' & ) ; env -i setsid sleep {tag}4 &",
+    )
+    deadline = time.monotonic() + 10
+    while len(processes_running_prefix(tag)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    started = processes_running_prefix(tag)
+    assert len(started) == 4  # one even cleared its environment, the session's marker
+    jail.close()
+    assert processes_running_prefix(tag) == []
+    assert not any(alive(p) for p in started)
+
+
+def test_a_session_started_from_a_thread_that_ends_lives_on(jail: Bash) -> None:
+    # --die-with-parent kills the sandbox when the *thread* that started it ends (the
+    # kernel's parent-death signal): hosts run calls in worker threads that come and go.
+    first: list[Any] = []
+    worker = threading.Thread(target=lambda: first.append(jail.call({"command": "X=1"})))
+    worker.start()
+    worker.join(30)
+    assert first and not first[0].is_error, first
+    time.sleep(0.3)
+    assert run(jail, "echo $X").output == "1\n"
+
+
+def processes_running_prefix(prefix: str) -> list[int]:
+    found = []
+    for proc in all_processes():
+        argv = command_line(proc.pid) or []
+        if len(argv) == 2 and argv[0] == "sleep" and argv[1].startswith(prefix) and alive(proc.pid):
+            found.append(proc.pid)
+    return found
+
+
+# -- the network ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A TCP socket listening on 127.0.0.1 outside the sandbox."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.setblocking(False)
+    yield server
+    server.close()
+
+
+def connect_command(port: int) -> str:
+    return f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo refused"
+
+
+def test_no_network_reaches_the_hosts_loopback(jail: Bash, listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    interfaces = "tail -n +3 /proc/net/dev | cut -d: -f1"
+    # /run, where the host's daemons keep their sockets (docker, D-Bus), is empty.
+    observation = run(jail, f"{connect_command(port)}; {interfaces}; ls -A /run | wc -l")
+    assert observation.output.split() == ["refused", "lo", "0"]
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # nothing came
+
+
+def test_network_true_keeps_the_hosts_network(make_bash: MakeBash, listener: socket.socket) -> None:
+    need_bwrap()
+    jail = make_bash(sandbox="bwrap", network=True)
+    port = listener.getsockname()[1]
+    assert run(jail, connect_command(port)).output == "connected\n"
+    listener.setblocking(True)
+    listener.settimeout(10)
+    accepted, _ = listener.accept()
+    accepted.close()
+
+
+# -- choosing the sandbox, and when it cannot run ----------------------------------------
+
+
+def resolve(tmp_path: Path, env: dict[str, str] | None = None, **params: Any) -> Bash:
+    context = ToolContext(workspace=tmp_path, env=env if env is not None else dict(os.environ))
+    import toolplug_bash
+
+    (tool,) = registry_from(toolplug_bash).resolve(Tool("bash", params), context)
+    return tool
+
+
+def test_the_environment_variable_turns_the_sandbox_on_and_the_param_wins(
+    tmp_path: Path,
+) -> None:
+    need_bwrap()
+    env = {**os.environ, "TOOLPLUG_BASH_SANDBOX": "bwrap"}
+    sandboxed = resolve(tmp_path, env)
+    plain = resolve(tmp_path, env, sandbox="none")
+    try:
+        assert run(sandboxed, "touch /etc/x 2>&1").output.endswith("Read-only file system\n")
+        # Unsandboxed, the shell sees the host's processes (this test's among them).
+        assert str(os.getpid()) in run(plain, "ls /proc").output.split()
+    finally:
+        sandboxed.close()
+        plain.close()
+
+
+def test_missing_bubblewrap_fails_at_creation_and_says_how_to_install(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bash").symlink_to(Path("/bin/bash").resolve())
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+    for how in ({"sandbox": "bwrap"}, {}):
+        with pytest.raises(ToolError) as raised:
+            resolve(tmp_path, {**env, "TOOLPLUG_BASH_SANDBOX": "bwrap"} if not how else env, **how)
+        message = str(raised.value)
+        assert "apt-get install bubblewrap" in message
+        assert "never runs unsandboxed" in message
+
+
+def test_a_bwrap_that_cannot_make_namespaces_is_reported_with_its_error(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bash").symlink_to(Path("/bin/bash").resolve())
+    fake = bin_dir / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace, likely because "
+        "the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    with pytest.raises(ToolError) as raised:
+        resolve(tmp_path, {"PATH": str(bin_dir)}, sandbox="bwrap")
+    message = str(raised.value)
+    assert "No permissions to create new namespace" in message
+    assert "cannot run here" in message and "namespaces" in message
+
+
+def test_a_sandbox_that_cannot_start_says_why(make_bash: MakeBash, tmp_path: Path) -> None:
+    need_bwrap()
+    exposed = tmp_path / "exposed"
+    exposed.mkdir()
+    jail = make_bash(workspace=tmp_path, sandbox="bwrap", writable_paths=[str(exposed)])
+    exposed.rmdir()  # gone between the tool's creation and the shell's start
+    observation = jail.call({"command": "echo hi"})
+    assert "shell exited" in observation.text
+    assert "bwrap: Can't find source path" in observation.output
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sandbox": "docker"},
+        {"network": True},
+        {"sandbox": "bwrap", "max_processes": -1},
+        {"sandbox": "bwrap", "max_memory_mb": 1.5},
+        {"sandbox": "bwrap", "read_only_paths": "/etc"},
+        {"sandbox": "bwrap", "writable_paths": ["/no/such/path"]},
+    ],
+)
+def test_bad_sandbox_params_are_refused(tmp_path: Path, params: dict[str, Any]) -> None:
+    if params.get("sandbox") == "bwrap":
+        need_bwrap()
+    with pytest.raises(ToolParamsError):
+        resolve(tmp_path, **params)
+
+
+def test_a_bad_environment_value_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ToolParamsError, match="TOOLPLUG_BASH_SANDBOX"):
+        resolve(tmp_path, {**os.environ, "TOOLPLUG_BASH_SANDBOX": "firejail"})
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    # Later mounts cover earlier ones: the hidden home comes before a workspace in it,
+    # and a read-only path inside the workspace after the workspace.
+    home = tmp_path / "home"
+    workspace = home / "project"
+    inner = workspace / ".git"
+    config = sandbox.SandboxConfig(
+        bwrap="/usr/bin/bwrap",
+        workspace=workspace,
+        hidden=(str(home),),
+        read_only_paths=(inner,),
+    )
+    args = sandbox.bwrap_args(config, session_dir=tmp_path / "session")
+    joined = " ".join(args)
+    assert joined.index(f"--tmpfs {home}") < joined.index(f"--bind {workspace} {workspace}")
+    assert joined.index(f"--bind {workspace} ") < joined.index(f"--ro-bind {inner} {inner}")
+    for flag in ("--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"):
+        assert flag in args
+    assert args[args.index("--cap-drop") + 1] == "ALL"
+    assert args[-2:] == ["--", "setsid"]
+    opened = sandbox.bwrap_args(
+        sandbox.SandboxConfig(bwrap="bwrap", workspace=workspace, hidden=(), network=True),
+        session_dir=tmp_path,
+    )
+    assert "--unshare-net" not in opened
