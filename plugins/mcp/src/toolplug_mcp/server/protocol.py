@@ -6,7 +6,7 @@ serves tools only, so this module makes the handshake say so:
 
 - :class:`AdvertiseServed` puts exactly :data:`SERVED_CAPABILITIES` in the answer to
   ``initialize`` (and ``server/discover``); ``serverInfo`` is ``toolplug`` with
-  toolplug-mcp's version (given to ``FastMCP`` in
+  :func:`server_version` (given to ``FastMCP`` in
   :func:`~toolplug_mcp.server.serve.build_server`).
 - :class:`UnknownToolIsInvalidParams` answers a call of a tool the server does not
   have with the JSON-RPC error ``-32602``, as the 2025-11-25 specification lists it
@@ -21,6 +21,7 @@ every server for them, whatever it advertises.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import mcp_types
@@ -28,11 +29,23 @@ from fastmcp.exceptions import DisabledError, NotFoundError
 from fastmcp.server.middleware import Middleware
 from mcp import MCPError
 
+from toolplug_mcp.server.sessions import connection_of
+
 #: The capabilities ``toolplug mcp serve`` declares: tools, whose list never changes
 #: while it runs (so no ``listChanged``).
 SERVED_CAPABILITIES: dict[str, Any] = mcp_types.ServerCapabilities(
     tools=mcp_types.ToolsCapability()
 ).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def server_version() -> str:
+    """toolplug-mcp's version, for ``serverInfo`` (read from the installed distribution,
+    since no module of the plugin imports its own package)."""
+    try:
+        return version("toolplug-mcp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
 
 #: The requests whose answer carries the server's capabilities.
 _CAPABILITY_ANSWERS = frozenset({"initialize", "server/discover"})
@@ -87,8 +100,6 @@ class HandshakeOnly(Middleware):
 
     async def on_call_tool(self, context: Any, call_next: Any) -> Any:
         """Refuse a call outside an MCP session; run any other."""
-        from toolplug_mcp.server.sessions import connection_of
-
         connection = connection_of(context.fastmcp_context)
         if connection is None or connection.session_id is None:
             raise MCPError(

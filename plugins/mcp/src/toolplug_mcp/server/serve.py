@@ -30,7 +30,6 @@ from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
 from toolplug.formats import export_tool, render
 
-from toolplug_mcp import __version__
 from toolplug_mcp.server import protocol
 from toolplug_mcp.server.approval import elicit_approval
 from toolplug_mcp.server.security import (
@@ -149,7 +148,9 @@ def build_server(
         specs.append(ToolSpec(entry.name))
         templates.extend(created)
     server = FastMCP(
-        "toolplug", version=__version__, instructions="Tools from installed toolplug plugins."
+        "toolplug",
+        version=protocol.server_version(),
+        instructions="Tools from installed toolplug plugins.",
     )
     protocol.install(server)
     sessions = SessionToolsets(registry, specs, context, idle_timeout)

@@ -57,8 +57,7 @@ class SessionTools:
     def __init__(self, owner: SessionToolsets) -> None:
         self._owner = owner
         self._loading: asyncio.Task[Toolset] | None = None
-        self._closed = False
-        self._closing = asyncio.Lock()
+        self._closing: asyncio.Task[None] | None = None
 
     async def get(self) -> Toolset:
         """The session's toolset, created on the first call; later calls share it.
@@ -66,7 +65,7 @@ class SessionTools:
         A creation that failed is tried again on the next call. Raises
         :class:`~toolplug.ToolError` once the session has ended.
         """
-        if self._closed:
+        if self._closing is not None:
             raise ToolError("this MCP session has ended; its tools are closed")
         loading = self._loading
         if loading is None or _failed(loading):
@@ -75,11 +74,18 @@ class SessionTools:
         return await asyncio.shield(loading)
 
     async def close(self) -> None:
-        """Close the tools (waiting for a creation under way); idempotent."""
-        self._closed = True
-        async with self._closing:
+        """Close the tools, waiting for a creation under way; idempotent.
+
+        The closing runs in a task of its own: a caller that stops waiting (the SDK
+        bounds how long a connection's teardown may take) does not cut it short.
+        """
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._close())
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
+        try:
             loading, self._loading = self._loading, None
-            self._owner.forget(self)
             if loading is None:
                 return
             try:
@@ -87,6 +93,8 @@ class SessionTools:
             except Exception:  # never created: nothing to close
                 return
             await toolset.aclose()
+        finally:
+            self._owner.forget(self)
 
 
 def _failed(task: asyncio.Task[Any]) -> bool:
@@ -150,7 +158,7 @@ class SessionToolsets:
         return toolset
 
     def forget(self, tools: SessionTools) -> None:
-        """Stop tracking a session's tools (they are being closed)."""
+        """Stop tracking a session's tools (they are closed)."""
         self._live.discard(tools)
 
     async def close_all(self) -> None:
