@@ -361,7 +361,7 @@ def test_hostile_arguments_are_refused_and_the_session_lives_on(
 def test_a_call_of_an_unknown_tool_and_methods_out_of_order(server: str) -> None:
     session = RawSession(server)
     unknown = session.post("tools/call", {"name": "no-such-tool", "arguments": {}}).json()
-    assert unknown.get("error") or unknown["result"]["isError"], unknown
+    assert unknown["error"]["code"] == -32602, unknown  # Invalid params, as the spec lists
     again = session.post("initialize", RawSession.init_params())
     assert again.status_code < 500
     assert session.call("counter", {})["structuredContent"]["value"] == 1

@@ -182,7 +182,8 @@ def _endpoint_path(value: str) -> str:
     type=float,
     default=1800.0,
     show_default=True,
-    help="Seconds an unused session keeps its tools before they are closed.",
+    help="Seconds a session may go without a request (and without an open GET stream) "
+    "before it is ended and its tools closed.",
 )
 @workspace_option
 def serve_command(
@@ -206,7 +207,7 @@ def serve_command(
     from toolplug import ToolContext, ToolError
 
     from toolplug_mcp.server.security import is_loopback
-    from toolplug_mcp.server.serve import build_server, serve_http, serve_stdio
+    from toolplug_mcp.server.serve import build_server, endpoint_url, serve_http, serve_stdio
 
     if transport == "http" and not is_loopback(host) and not token:
         click.echo(
@@ -228,7 +229,7 @@ def serve_command(
     if transport == "stdio":
         asyncio.run(serve_stdio(server, sessions))
         return
-    click.echo(f"toolplug MCP server on http://{host}:{port}{path}", err=True)
+    click.echo(f"toolplug MCP server on {endpoint_url(host, port, path)}", err=True)
     try:
         asyncio.run(
             serve_http(

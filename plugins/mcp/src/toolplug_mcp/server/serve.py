@@ -5,6 +5,8 @@ structured results. Each MCP client session gets its own tool instances (its own
 session, its own undo history): a :class:`~toolplug.Toolset` created on the session's
 first call and closed when the session ends (the client's ``DELETE``, the session's
 idle timeout, or the server's shutdown): see :mod:`~toolplug_mcp.server.sessions`.
+What the server advertises, and its answer to a call of an unknown tool, are in
+:mod:`~toolplug_mcp.server.protocol`.
 
 Over HTTP the server speaks the session-based (handshake) MCP protocol: it declines
 the stateless ``server/discover`` probe, so that every client, fastmcp's included, gets
@@ -23,17 +25,32 @@ from typing import Any
 import mcp_types
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import get_context
-from fastmcp.server.middleware import Middleware
 from fastmcp.tools.base import Tool, ToolResult
-from mcp import MCPError
 from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
 from toolplug.formats import export_tool, render
 
+from toolplug_mcp.server import protocol
 from toolplug_mcp.server.approval import elicit_approval
-from toolplug_mcp.server.security import TOKEN_ENV_VAR, BearerTokenMiddleware, is_loopback
-from toolplug_mcp.server.sessions import DEFAULT_IDLE_TIMEOUT, SessionToolsets
-from toolplug_mcp.server.shutdown import SHUTDOWN_GRACE, end_by_signal, stop_on_signals
+from toolplug_mcp.server.security import (
+    TOKEN_ENV_VAR,
+    BearerTokenMiddleware,
+    is_loopback,
+    origin_guard,
+)
+from toolplug_mcp.server.sessions import (
+    DEFAULT_IDLE_TIMEOUT,
+    SessionTools,
+    SessionToolsets,
+    connection_of,
+)
+from toolplug_mcp.server.shutdown import (
+    SHUTDOWN_GRACE,
+    client_went_away,
+    detach_stdout,
+    end_by_signal,
+    stop_on_signals,
+)
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -45,10 +62,8 @@ class ServedTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         """Validate and run through toolplug's safe path; errors come back as results."""
-        sessions = self._sessions
-        session_id = "stdio" if sessions.single_client else get_context().session_id
         try:
-            toolset = await sessions.get(session_id)
+            toolset = await _session_tools(self._sessions).get()
         except Exception as exc:
             text = f"The tools of this session could not be started: {exc}"
             return ToolResult(
@@ -61,6 +76,16 @@ class ServedTool(Tool):
             structured_content=result.structured_content,
             is_error=bool(result.is_error),
         )
+
+
+def _session_tools(sessions: SessionToolsets) -> SessionTools:
+    """The calling session's tools."""
+    if sessions.single_client:
+        return sessions.only()
+    connection = connection_of(get_context())
+    if connection is None:  # not reached: HandshakeOnly refuses calls outside a session
+        raise ToolError("this call belongs to no MCP session")
+    return sessions.for_connection(connection)
 
 
 def served_tool(definition: ToolDefinition[Any, Any], sessions: SessionToolsets) -> ServedTool:
@@ -78,16 +103,6 @@ def served_tool(definition: ToolDefinition[Any, Any], sessions: SessionToolsets)
     )
     tool._sessions = sessions
     return tool
-
-
-class _HandshakeOnly(Middleware):
-    """Decline ``server/discover`` so that clients fall back to a session-based handshake."""
-
-    async def on_discover(self, context: Any, call_next: Any) -> Any:
-        raise MCPError(
-            code=mcp_types.METHOD_NOT_FOUND,
-            message="toolplug serves session-based MCP (tools keep per-session state)",
-        )
 
 
 def build_server(
@@ -132,7 +147,12 @@ def build_server(
             continue
         specs.append(ToolSpec(entry.name))
         templates.extend(created)
-    server = FastMCP("toolplug", instructions="Tools from installed toolplug plugins.")
+    server = FastMCP(
+        "toolplug",
+        version=protocol.server_version(),
+        instructions="Tools from installed toolplug plugins.",
+    )
+    protocol.install(server)
     sessions = SessionToolsets(registry, specs, context, idle_timeout)
     try:
         for definition in templates:
@@ -144,62 +164,39 @@ def build_server(
     return server, sessions, problems
 
 
-class SessionEndMiddleware:
-    """ASGI middleware: a ``DELETE`` that ends an MCP session closes that session's tools.
-
-    Only a ``DELETE`` of the MCP endpoint that the server answered with success ends a
-    session; any other (another path, a refused Origin or Host, an unknown id) leaves
-    the session and its tools as they were.
-    """
-
-    def __init__(self, app: Any, sessions: SessionToolsets, path: str) -> None:
-        self.app = app
-        self.sessions = sessions
-        self.path = path.rstrip("/") or "/"
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope.get("method") != "DELETE":
-            await self.app(scope, receive, send)
-            return
-        status = 0
-
-        async def watch_status(message: Any) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        await self.app(scope, receive, watch_status)
-        session_id = dict(scope.get("headers", [])).get(b"mcp-session-id")
-        on_endpoint = (scope.get("path", "").rstrip("/") or "/") == self.path
-        if session_id and on_endpoint and 200 <= status < 300:
-            await self.sessions.end(session_id.decode("latin-1"))
+def endpoint_url(host: str, port: int, path: str = "/mcp") -> str:
+    """The URL clients use for a server bound to ``host``: IPv6 addresses in brackets."""
+    bare = host.strip("[]")
+    shown = f"[{bare}]" if ":" in bare else bare
+    return f"http://{shown}:{port}{path}"
 
 
 def http_app(
     server: FastMCP,
     sessions: SessionToolsets,
     *,
+    host: str = "127.0.0.1",
     token: str | None = None,
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
 ) -> Any:
-    """The Starlette app: Host/Origin checks (against DNS rebinding), token, session ends."""
+    """The Starlette app for a server bound to ``host``: token, Host and Origin checks.
+
+    The SDK's session manager ends a session on the client's ``DELETE`` or after
+    ``sessions.idle_timeout`` idle seconds, and its tools close with it.
+    """
     from starlette.middleware import Middleware as AsgiMiddleware
 
     # Over HTTP, sessions are what keeps one client's tools apart from another's.
-    server.add_middleware(_HandshakeOnly())
-    middleware = [AsgiMiddleware(SessionEndMiddleware, sessions=sessions, path=path)]
-    if token:
-        middleware.insert(0, AsgiMiddleware(BearerTokenMiddleware, token=token))
+    server.add_middleware(protocol.HandshakeOnly())
+    middleware = [AsgiMiddleware(BearerTokenMiddleware, token=token)] if token else []
     return server.http_app(
         path=path,
         middleware=middleware,
         # Plain JSON answers: toolplug tools send no progress mid-call, and JSON is
         # cheaper than an SSE stream per request.
         json_response=True,
-        host_origin_protection="auto",
-        allowed_origins=list(allowed_origins) if allowed_origins else None,
+        **origin_guard(host, allowed_origins),
         session_idle_timeout=sessions.idle_timeout,
     )
 
@@ -232,10 +229,12 @@ async def serve_http(
             f"binding {host} exposes the tools to the network: give a bearer token "
             f"with --token or {TOKEN_ENV_VAR}"
         )
-    app = http_app(server, sessions, token=token, allowed_origins=allowed_origins, path=path)
+    app = http_app(
+        server, sessions, host=host, token=token, allowed_origins=allowed_origins, path=path
+    )
     config = uvicorn.Config(
         app,
-        host=host,
+        host=host.strip("[]"),  # an IPv6 address may be given as in a URL
         port=port,
         log_level="warning",
         lifespan="on",
@@ -272,6 +271,9 @@ async def serve_stdio(
 ) -> None:
     """Serve one client over stdin/stdout; its tools close when it disconnects.
 
+    A client that goes away mid-call (the pipe breaks) ends serving as a disconnection
+    does, without a traceback.
+
     With ``handle_signals`` (in the main thread), SIGINT and SIGTERM close the tools as
     a disconnection does, and then end the process by that signal: the server reads
     stdin in a thread that nothing can interrupt, and that would keep the process alive.
@@ -287,7 +289,12 @@ async def serve_stdio(
             finally:
                 signalled.cancel()
         if serving.done():
-            serving.result()  # what ended it, if it failed
+            try:
+                serving.result()  # what ended it, if it failed
+            except Exception as exc:
+                if not client_went_away(exc):
+                    raise
+                detach_stdout()
     finally:
         if not serving.done():
             serving.cancel()  # not awaited: it waits for a line on stdin

@@ -1,27 +1,32 @@
 """One toolset per MCP client session: created on its first call, closed at its end.
 
-A session ends with the client's ``DELETE``, its idle timeout, or the server's
-shutdown; its tools (a bash session, an undo history...) close with it.
+Over HTTP a session's tools live exactly as long as the MCP session does: they are
+tied to the SDK's connection for that session (its ``exit_stack``), which the SDK
+unwinds when the session ends, whatever ends it: the client's ``DELETE``, the idle
+timer of the SDK's session manager (no request in flight and no open ``GET`` stream
+for the idle timeout), or the server's shutdown. The client then gets ``404`` for the
+session id. A session that is still alive keeps its tools however long it waits
+between calls. Over stdio the process serves one client: one session, ended when the
+connection or the process ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+from typing import Any
 
 from toolplug import Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
 
 from toolplug_mcp.server.security import TOKEN_ENV_VAR
 
-DEFAULT_IDLE_TIMEOUT = 1800.0  # seconds a session may stay unused before its tools close
+#: Seconds a session may go without a request (and without an open GET stream)
+#: before it is ended and its tools closed.
+DEFAULT_IDLE_TIMEOUT = 1800.0
 
-
-@dataclass
-class _Session:
-    toolset: Toolset
-    last_used: float = field(default_factory=time.monotonic)
+#: Where a connection keeps its session's tools (in ``Connection.state``).
+_STATE_KEY = "toolplug.session_tools"
 
 
 def client_context(context: ToolContext) -> ToolContext:
@@ -32,8 +37,72 @@ def client_context(context: ToolContext) -> ToolContext:
     return replace(context, env=env, extra={"inherit_env": False, **context.extra})
 
 
+def connection_of(context: Any) -> Any:
+    """The MCP SDK connection a fastmcp request context belongs to, or ``None``.
+
+    fastmcp reaches it the same way (the SDK's request session holds it privately);
+    the connection's ``state`` and ``exit_stack`` are the SDK's public per-connection
+    storage and teardown.
+    """
+    try:
+        session = context.session
+    except (AttributeError, RuntimeError):  # no request, or no session yet
+        return None
+    return getattr(session, "_connection", None)
+
+
+class SessionTools:
+    """One session's tools: created (off the event loop) on first use, closed once."""
+
+    def __init__(self, owner: SessionToolsets) -> None:
+        self._owner = owner
+        self._loading: asyncio.Task[Toolset] | None = None
+        self._closing: asyncio.Task[None] | None = None
+
+    async def get(self) -> Toolset:
+        """The session's toolset, created on the first call; later calls share it.
+
+        A creation that failed is tried again on the next call. Raises
+        :class:`~toolplug.ToolError` once the session has ended.
+        """
+        if self._closing is not None:
+            raise ToolError("this MCP session has ended; its tools are closed")
+        loading = self._loading
+        if loading is None or _failed(loading):
+            loading = self._loading = asyncio.create_task(self._owner.load())
+        # Shielded: a call cancelled while the tools start must not lose them unclosed.
+        return await asyncio.shield(loading)
+
+    async def close(self) -> None:
+        """Close the tools, waiting for a creation under way; idempotent.
+
+        The closing runs in a task of its own: a caller that stops waiting (the SDK
+        bounds how long a connection's teardown may take) does not cut it short.
+        """
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._close())
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
+        try:
+            loading, self._loading = self._loading, None
+            if loading is None:
+                return
+            try:
+                toolset = await loading
+            except Exception:  # never created: nothing to close
+                return
+            await toolset.aclose()
+        finally:
+            self._owner.forget(self)
+
+
+def _failed(task: asyncio.Task[Any]) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
+
+
 class SessionToolsets:
-    """One :class:`~toolplug.Toolset` per MCP session, created on first use."""
+    """The tools of every live session, and what creates them."""
 
     def __init__(
         self,
@@ -45,64 +114,54 @@ class SessionToolsets:
         self.registry = registry
         self.specs = list(specs)
         self.context = client_context(context)
+        #: Handed to the SDK's session manager, which ends idle HTTP sessions.
         self.idle_timeout = idle_timeout
         #: Set for stdio, where the process serves exactly one client: one session.
         self.single_client = False
-        self._sessions: dict[str, _Session] = {}
-        self._creating: dict[str, asyncio.Future[Toolset]] = {}
+        self._live: set[SessionTools] = set()
+        self._only: SessionTools | None = None
         self._closed = False  # set by close_all: no session gets tools after it
 
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    async def get(self, session_id: str) -> Toolset:
-        """The session's toolset, created (off the event loop) on its first call.
+    def open(self) -> SessionTools:
+        """A new session's tools, not created until its first call.
 
         Raises :class:`~toolplug.ToolError` once the server is shutting down.
         """
         if self._closed:
             raise ToolError("the server is shutting down")
-        session = self._sessions.get(session_id)
-        if session is not None:
-            session.last_used = time.monotonic()
-            return session.toolset
-        pending = self._creating.get(session_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Toolset] = asyncio.get_running_loop().create_future()
-        self._creating[session_id] = future
-        try:
-            await self.reap_idle()
-            toolset = await asyncio.to_thread(
-                Toolset.load, self.specs, registry=self.registry, context=self.context
-            )
-            if self._closed:  # shut down while the tools were being created
-                await toolset.aclose()
-                raise ToolError("the server is shutting down")
-            self._sessions[session_id] = _Session(toolset)
-            future.set_result(toolset)
-            return toolset
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters, if any, get it through shield
-            raise
-        finally:
-            del self._creating[session_id]
+        tools = SessionTools(self)
+        self._live.add(tools)
+        return tools
 
-    async def end(self, session_id: str) -> None:
-        """Close a session's tools (nothing happens for an unknown session)."""
-        session = self._sessions.pop(session_id, None)
-        if session is not None:
-            await session.toolset.aclose()
+    def for_connection(self, connection: Any) -> SessionTools:
+        """The tools of the session a connection serves, closed when it ends."""
+        tools: SessionTools | None = connection.state.get(_STATE_KEY)
+        if tools is None:
+            tools = connection.state[_STATE_KEY] = self.open()
+            connection.exit_stack.push_async_callback(tools.close)
+        return tools
 
-    async def reap_idle(self) -> None:
-        """Close the tools of sessions unused for longer than the idle timeout."""
-        now = time.monotonic()
-        idle = [s for s, v in self._sessions.items() if now - v.last_used > self.idle_timeout]
-        for session_id in idle:
-            await self.end(session_id)
+    def only(self) -> SessionTools:
+        """The one session's tools, when the server serves a single client (stdio)."""
+        if self._only is None:
+            self._only = self.open()
+        return self._only
+
+    async def load(self) -> Toolset:
+        """Create one session's tools (in a worker thread: factories may block)."""
+        toolset = await asyncio.to_thread(
+            Toolset.load, self.specs, registry=self.registry, context=self.context
+        )
+        if self._closed:  # shut down while the tools were being created
+            await toolset.aclose()
+            raise ToolError("the server is shutting down")
+        return toolset
+
+    def forget(self, tools: SessionTools) -> None:
+        """Stop tracking a session's tools (they are closed)."""
+        self._live.discard(tools)
 
     async def close_all(self) -> None:
-        """Close every session's tools (at shutdown); later calls get none."""
+        """Close every session's tools (at shutdown); later sessions get none."""
         self._closed = True
-        await asyncio.gather(*(self.end(s) for s in list(self._sessions)))
+        await asyncio.gather(*(tools.close() for tools in list(self._live)))
