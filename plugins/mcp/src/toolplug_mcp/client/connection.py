@@ -310,6 +310,11 @@ class ServerConnection:
         return f"MCP server '{self.spec.name}' did not answer {what} within {timeout:g} seconds"
 
     def _gone_message(self, what: str, exc: BaseException) -> str:
+        if self.spec.transport != "stdio":  # not our process: we cannot tell it stopped
+            return (
+                f"The connection to MCP server '{self.spec.name}' broke during {what} "
+                f"({exc}). The next call connects again."
+            )
         return (
             f"MCP server '{self.spec.name}' stopped while running {what} ({exc}). "
             "It will be restarted on the next call."
