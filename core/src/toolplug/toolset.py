@@ -128,7 +128,9 @@ class Toolset(Mapping[str, AnyTool]):
         the name or the earlier alias keeps it.
         """
         if tool.name in self._tools:
-            raise ToolError(f"two tools in one toolset are named '{tool.name}'")
+            origins = [t.origin for t in (self._tools[tool.name], tool) if t.origin]
+            where = f" ({'; '.join(origins)})" if origins else ""
+            raise ToolError(f"two tools in one toolset are named '{tool.name}'{where}")
         self._tools[tool.name] = tool
         for alias in aliases:
             if alias != tool.name and alias not in self._tools:

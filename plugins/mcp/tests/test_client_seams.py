@@ -189,8 +189,11 @@ def test_a_prefix_can_be_forced_on_a_single_server(tmp_path: Path) -> None:
 
 
 def test_without_a_prefix_one_clash_fails_the_load(tmp_path: Path) -> None:
-    with pytest.raises(ToolError, match="two tools in one toolset are named 'client_info'"):
+    with pytest.raises(ToolError) as raised:
         load({"mcpServers": {"w": witness_stdio()}}, tmp_path, client_info=client_info)
+    assert str(raised.value) == (
+        "two tools in one toolset are named 'client_info' (tool 'client_info' of MCP server 'w')"
+    )
 
 
 def test_a_prefix_of_its_own_or_none_among_several_servers(tmp_path: Path) -> None:
