@@ -291,6 +291,20 @@ def test_a_small_timeout_is_read_as_milliseconds_with_a_warning(
     )
 
 
+def test_auth_is_a_bearer_token_and_oauth_is_refused_plainly(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:9/mcp"
+    (server,) = parse_servers(
+        {"mcpServers": {"r": {"url": url, "auth": "${TOKEN}"}}},
+        env={"TOKEN": "t0"},
+        workspace=tmp_path,
+    )
+    assert server.headers == {"Authorization": "Bearer t0"}
+    with pytest.raises(ToolParamsError, match=r"OAuth \('auth': 'oauth'\) is not supported yet"):
+        load({"mcpServers": {"r": {"url": url, "auth": "oauth"}}}, tmp_path)
+    with pytest.raises(ToolParamsError, match="'auth' must be a bearer token"):
+        load({"mcpServers": {"r": {"url": url, "auth": {"type": "bearer"}}}}, tmp_path)
+
+
 # -- toolplug call ------------------------------------------------------------------------
 
 

@@ -251,7 +251,14 @@ def _parse_server(
         k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()
     }
     auth = entry.get("auth")
-    if isinstance(auth, str) and auth and auth != "oauth":
+    if auth == "oauth":
+        raise ConfigError(
+            f"{where}: OAuth ('auth': 'oauth') is not supported yet; give a bearer token "
+            "as 'auth', or the header the server wants in 'headers'"
+        )
+    if auth is not None and (not isinstance(auth, str) or not auth):
+        raise ConfigError(f"{where}: 'auth' must be a bearer token (a non-empty string)")
+    if auth:
         headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")
     return ServerSpec(url=url, headers=headers, **common)
 
