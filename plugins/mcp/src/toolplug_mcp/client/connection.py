@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -50,13 +51,18 @@ class CallRefused(RequestFailed):
     """The server answered the call with a protocol error (what SDK servers do on failure)."""
 
 
+@functools.lru_cache(maxsize=1)
 def client_identity() -> Any:
-    """What the client tells servers it is: ``toolplug-mcp`` and its version."""
+    """What the client tells servers it is: ``toolplug-mcp`` and its installed version."""
+    from importlib.metadata import PackageNotFoundError, version
+
     from mcp_types import Implementation
 
-    from toolplug_mcp import __version__
-
-    return Implementation(name=CLIENT_NAME, version=__version__)
+    try:
+        installed = version(CLIENT_NAME)
+    except PackageNotFoundError:  # run from a source tree without installing
+        installed = "0+unknown"
+    return Implementation(name=CLIENT_NAME, version=installed)
 
 
 class ServerConnection:
