@@ -174,6 +174,9 @@ def test_call_a_tool_a_factory_creates(run: Any) -> None:
     )
     unknown = run("call", "pear_one", "{}", "--plugins", "shout,pair")
     assert "A tool created by pair is called as FACTORY/TOOL." in unknown.stderr
+    # The name `toolplug tools` shows works on its own too.
+    shown = run("call", "pair_two", '{"text": "y"}', "--plugins", "shout,pair")
+    assert (shown.returncode, shown.stdout) == (0, "two: y\n")
 
 
 def test_a_broken_plugin_does_not_break_the_cli(run: Any) -> None:

@@ -106,6 +106,22 @@ def test_a_failed_load_closes_what_it_created(registry: ToolRegistry) -> None:
     assert closed == ["ok", "s"]
 
 
+def test_a_clash_also_closes_the_tools_that_did_not_get_in(registry: ToolRegistry) -> None:
+    def sessions(context: ToolContext) -> list[ToolDefinition[Any, Any]]:
+        names = ("a", "echo", "b")  # "echo" is taken by the time they are added
+        return [
+            SessionTool(
+                name=n, description="A session.", action_type=EchoAction, executor=Session(n)
+            )
+            for n in names
+        ]
+
+    registry.register(sessions, name="sessions")
+    with pytest.raises(ToolError, match="two tools in one toolset are named 'echo'"):
+        Toolset.load(["echo", "sessions"], registry=registry)
+    assert sorted(closed) == ["a", "b", "echo"]
+
+
 def test_unknown_tool_call_is_an_error_observation(registry: ToolRegistry) -> None:
     with Toolset.load(["echo"], registry=registry) as tools:
         obs = tools.call("ech", {"text": "x"})

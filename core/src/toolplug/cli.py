@@ -241,6 +241,32 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
     return params
 
 
+def _created_by_a_factory(
+    registry: Any, name: str, params: dict[str, Any], context: Any
+) -> list[Any] | None:
+    """The tools of the factory that creates a tool called ``name`` (``None``: none does).
+
+    Every factory is run, as ``toolplug tools`` runs them; the tools of the others are
+    closed at once. A factory that fails, or does not take ``params``, is passed over.
+    """
+    from toolplug.context import Tool
+
+    found = None
+    for entry in registry:
+        if entry.kind == "instance" or found is not None:
+            continue
+        try:
+            tools = registry.resolve(Tool(entry.name, params), context)
+        except (Exception, SystemExit):
+            continue
+        if any(tool.name == name for tool in tools):
+            found = tools
+        else:
+            for tool in tools:
+                tool.close()
+    return found
+
+
 @cli.command()
 @click.argument("name")
 @click.argument("arguments", default="{}")
@@ -269,8 +295,9 @@ def call(
 ) -> None:
     """Call tool NAME once with JSON ARGUMENTS and print its observation.
 
-    NAME is a registered tool name or alias, or FACTORY/TOOL for one of the tools a
-    factory creates (``mcp/get_current_time``). With a policy (``--policy`` or
+    NAME is a registered tool name or alias, a tool's name as ``toolplug tools``
+    shows it (``get_current_time``, which the ``mcp`` factory creates), or
+    FACTORY/TOOL for one factory's tool (``mcp/get_current_time``). With a policy (``--policy`` or
     ``TOOLPLUG_POLICY``), a call the policy asks about is put to you on the terminal,
     and refused when there is none. Exit status: 0 success, 1 the tool reported an
     error (a refusal included), 2 a usage error.
@@ -292,15 +319,20 @@ def call(
         _fail(f"ARGUMENTS cannot be read: {unreadable(exc) or exc}")
         return
     registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
+    params = _parse_params(param_pairs)
     try:
         registry = ToolRegistry.from_plugins(plugins, tools=[registered], policy=policy)
         context = ToolContext(workspace=workspace) if workspace else ToolContext()
-        created = registry.resolve(Tool(registered, _parse_params(param_pairs)), context)
+        created = registry.resolve(Tool(registered, params), context)
     except UnknownToolError as exc:
-        factories = [e.name for e in registry if e.kind == "factory"]
-        hint = f" A tool created by {', '.join(factories)} is called as FACTORY/TOOL."
-        _fail(str(exc) + (hint if factories else ""))
-        return
+        # A name `toolplug tools` shows for a factory's tool (an MCP server's) works too.
+        found = None if "/" in name else _created_by_a_factory(registry, name, params, context)
+        if found is None:
+            factories = [e.name for e in registry if e.kind == "factory"]
+            hint = f" A tool created by {', '.join(factories)} is called as FACTORY/TOOL."
+            _fail(str(exc) + (hint if factories else ""))
+            return
+        created = found
     except ToolError as exc:
         _fail(str(exc))
         return

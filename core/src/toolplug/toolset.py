@@ -99,6 +99,7 @@ class Toolset(Mapping[str, AnyTool]):
             for message in clashes.values():
                 log.warning("Toolset.load(): %s", message)
         granted = registry.aliases()  # not those another tool's name or alias has taken
+        created: list[AnyTool] = []
         try:
             for spec in parsed:
                 entry = registry.get(spec.name)
@@ -110,6 +111,11 @@ class Toolset(Mapping[str, AnyTool]):
                 for tool in created:
                     toolset.add(tool, aliases=aliases)
         except BaseException:
+            # The failing spec's tools that did not get in (a name clash) are closed
+            # too: a factory's servers and processes end with the failed load.
+            for tool in created:
+                if toolset._tools.get(tool.name) is not tool:
+                    tool.close()
             toolset.close()
             raise
         return toolset
@@ -122,7 +128,9 @@ class Toolset(Mapping[str, AnyTool]):
         the name or the earlier alias keeps it.
         """
         if tool.name in self._tools:
-            raise ToolError(f"two tools in one toolset are named '{tool.name}'")
+            origins = [t.origin for t in (self._tools[tool.name], tool) if t.origin]
+            where = f" ({'; '.join(origins)})" if origins else ""
+            raise ToolError(f"two tools in one toolset are named '{tool.name}'{where}")
         self._tools[tool.name] = tool
         for alias in aliases:
             if alias != tool.name and alias not in self._tools:

@@ -207,7 +207,7 @@ def test_disabled_and_failing_servers_are_reported(tmp_path: Path, caplog) -> No
 
 
 def test_only_failing_servers_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ToolError, match=r"no MCP server .* could be started .*broken"):
+    with pytest.raises(ToolError, match=r"no MCP server .* could be started:\n- broken: "):
         load({"mcpServers": {"broken": {"command": "/nonexistent/server"}}}, tmp_path)
 
 

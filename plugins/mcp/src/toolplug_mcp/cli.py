@@ -94,7 +94,9 @@ def list_command(
     for server in report:
         click.echo(f"{server['name']:<20} {server['status']:<14} {server['target']}")
         if server["error"]:
-            click.echo(f"{'':<20} error: {server['error']}")
+            # A start failure may quote the server's stderr: keep it in the column.
+            error = server["error"].replace("\n", "\n" + " " * 21)
+            click.echo(f"{'':<20} error: {error}")
         for tool in server["tools"]:
             shown = tool["exported_as"]
             arrow = "" if shown == tool["name"] else f"  <- {tool['name']}"

@@ -14,12 +14,13 @@ without MCP servers pays nothing for them.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 #: Environment variable naming a configuration file.
 CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
@@ -29,6 +30,10 @@ WORKSPACE_CONFIG = Path(".toolplug") / "mcp.json"
 # What a stdio server inherits from the host besides its own "env" (the MCP SDK's
 # choice too: secrets in the host's environment are not handed to every server).
 INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR")
+
+log = logging.getLogger("toolplug.mcp")
+#: A server ``timeout`` below this many milliseconds was most likely meant in seconds.
+SMALL_TIMEOUT_MS = 100
 
 _TRANSPORTS = {
     "stdio": "stdio",
@@ -59,6 +64,20 @@ class ServerSpec:
     timeout: float = 60.0
     init_timeout: float = 30.0
     disabled: bool = False
+    #: The ``prefix`` entry: a prefix of its own, ``True`` (the server's key), ``False``
+    #: (none), or ``None`` (the default: the key when several servers are configured).
+    prefix: str | bool | None = None
+
+    def tool_prefix(self, several: bool) -> str | None:
+        """What this server's tool names are prefixed with (``None``: nothing).
+
+        ``several`` says whether more than one server is enabled in the configuration.
+        """
+        if isinstance(self.prefix, str):
+            return self.prefix
+        if self.prefix is None:
+            return self.name if several else None
+        return self.name if self.prefix else None
 
     def describe(self) -> str:
         """What runs: the command line or the URL."""
@@ -66,8 +85,11 @@ class ServerSpec:
             return " ".join([self.command or "", *self.args])
         return f"{self.url} ({self.transport})"
 
-    def make_transport(self) -> Any:
-        """The fastmcp client transport for this server (imports fastmcp)."""
+    def make_transport(self, stderr: TextIO | None = None) -> Any:
+        """The fastmcp client transport for this server (imports fastmcp).
+
+        ``stderr`` is where a stdio server's stderr goes (default: the host's).
+        """
         if self.transport == "stdio":
             from fastmcp.client.transports import StdioTransport
 
@@ -78,6 +100,7 @@ class ServerSpec:
                 env=dict(self.env),
                 cwd=self.cwd,
                 keep_alive=False,
+                log_file=stderr,
             )
         if self.transport == "sse":
             from fastmcp.client.transports import SSETransport
@@ -185,12 +208,23 @@ def _parse_server(
     transport = _TRANSPORTS[kind]
     # The standard format gives a server's timeout in milliseconds.
     server_timeout = _number(entry.get("timeout"), where, "timeout")
+    if server_timeout is not None and server_timeout < SMALL_TIMEOUT_MS:
+        log.warning(
+            "%s: 'timeout' %g is read as milliseconds (%g s), as the format has it; "
+            "write %g for %g seconds",
+            where,
+            server_timeout,
+            server_timeout / 1000,
+            server_timeout * 1000,
+            server_timeout,
+        )
     common: dict[str, Any] = {
         "name": name,
         "transport": transport,
         "timeout": server_timeout / 1000 if server_timeout else timeout,
         "init_timeout": init_timeout,
         "disabled": bool(entry.get("disabled", False)),
+        "prefix": _prefix(entry.get("prefix"), where),
     }
     if transport == "stdio":
         command = entry.get("command")
@@ -217,7 +251,14 @@ def _parse_server(
         k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()
     }
     auth = entry.get("auth")
-    if isinstance(auth, str) and auth and auth != "oauth":
+    if auth == "oauth":
+        raise ConfigError(
+            f"{where}: OAuth ('auth': 'oauth') is not supported yet; give a bearer token "
+            "as 'auth', or the header the server wants in 'headers'"
+        )
+    if auth is not None and (not isinstance(auth, str) or not auth):
+        raise ConfigError(f"{where}: 'auth' must be a bearer token (a non-empty string)")
+    if auth:
         headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")
     return ServerSpec(url=url, headers=headers, **common)
 
@@ -226,6 +267,15 @@ def _transport_from_url(url: Any) -> str:
     if isinstance(url, str) and re.search(r"/sse(/|\?|$)", url):
         return "sse"
     return "http"
+
+
+def _prefix(value: Any, where: str) -> str | bool | None:
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and value):
+        return value
+    raise ConfigError(
+        f"{where}: 'prefix' must be true (the server's key), false (no prefix) "
+        f"or a non-empty string, not {value!r}"
+    )
 
 
 def _number(value: Any, where: str, key: str) -> float | None:

@@ -1,31 +1,36 @@
 """Connections to MCP servers: opened once, shared by every call, reopened after a death.
 
 Everything here runs on the client loop (:mod:`toolplug.loop`). A
-:class:`ServerConnection` holds one fastmcp ``Client``; a :class:`ServerPool` holds the
-connections of one configuration and closes them all when the last tool using them is
-closed (and, as a last resort, when the interpreter exits), so that no server process
-outlives its host.
+:class:`ServerConnection` holds one fastmcp ``Client``, introduces itself as
+``toolplug-mcp``, and starts its server again before a request when it finds it
+stopped (or after a request saw it die); a :class:`ServerPool` holds the connections of
+one configuration and closes them all when the last tool using them is closed (and, as
+a last resort, when the interpreter exits), so that no server process outlives its
+host.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import logging
 import threading
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
+from toolplug_mcp.client.stderr import StderrTail
 
 log = logging.getLogger("toolplug.mcp")
 
 # How long closing may take per server before we stop waiting (the SDK itself gives a
 # stdio server 2 s to exit, then terminates it, then kills it).
 CLOSE_TIMEOUT = 10.0
+#: The name the client gives servers in ``clientInfo`` (its version is toolplug-mcp's).
+CLIENT_NAME = "toolplug-mcp"
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 
@@ -46,6 +51,20 @@ class CallRefused(RequestFailed):
     """The server answered the call with a protocol error (what SDK servers do on failure)."""
 
 
+@functools.lru_cache(maxsize=1)
+def client_identity() -> Any:
+    """What the client tells servers it is: ``toolplug-mcp`` and its installed version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from mcp_types import Implementation
+
+    try:
+        installed = version(CLIENT_NAME)
+    except PackageNotFoundError:  # run from a source tree without installing
+        installed = "0+unknown"
+    return Implementation(name=CLIENT_NAME, version=installed)
+
+
 class ServerConnection:
     """One MCP server: its fastmcp client, opened on demand and reopened when it died."""
 
@@ -61,27 +80,66 @@ class ServerConnection:
         self._client: Any = None
         self._stop: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
+        self._stderr: StderrTail | None = None
         self._lock: asyncio.Lock | None = None
 
     # -- opening and closing ---------------------------------------------------------
 
-    async def _ensure_open(self) -> Any:
+    @property
+    def running(self) -> bool:
+        """Whether the connection is open and its server still there (a stdio server
+        whose process has exited is not, even before the next request finds out)."""
+        return self._client is not None and self._client.is_connected() and not self._ended()
+
+    def _ended(self) -> bool:
+        """Whether the server's side of the open connection has ended under it.
+
+        fastmcp's stdio transport knows when the process's output has closed (its
+        ``_is_session_dead``, private, so looked up with care); other transports find
+        out on the next request.
+        """
+        if self._holder is not None and self._holder.done():
+            return True
+        check = getattr(getattr(self._client, "transport", None), "_is_session_dead", None)
+        try:
+            return bool(check()) if callable(check) else False
+        except Exception:
+            return False
+
+    async def _ensure_open(self, notes: list[str] | None = None) -> Any:
+        """The open client; opened first when there is none or its server has stopped.
+
+        A server that stopped unnoticed since the last request (no error said so yet)
+        gets a line in ``notes`` when it is started again: whatever it held is gone.
+        """
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
             if self.status == "closed":
                 raise ServerGone(f"the connection to MCP server '{self.spec.name}' was closed")
-            if self._client is None or not self._client.is_connected():
+            if not self.running:
+                unnoticed = self.status == "connected"
                 await self._reset()
                 await self._open()
+                if unnoticed and notes is not None:
+                    notes.append(self._restart_note())
             return self._client
+
+    def _restart_note(self) -> str:
+        how = "started" if self.spec.transport == "stdio" else "connected"
+        return (
+            f"MCP server '{self.spec.name}' had stopped since an earlier call; it was "
+            f"{how} again for this one, so anything it kept from earlier calls is gone"
+        )
 
     async def _open(self) -> None:
         from fastmcp import Client
 
+        tail = StderrTail() if self.spec.transport == "stdio" else None
         client = Client(
-            self.spec.make_transport(),
+            self.spec.make_transport(stderr=tail.file if tail else None),
             name="toolplug",
+            client_info=client_identity(),
             # Listing tools may be slow on a cold start; calls pass their own timeout.
             timeout=max(self.spec.timeout, self.spec.init_timeout),
             init_timeout=self.spec.init_timeout,
@@ -108,15 +166,23 @@ class ServerConnection:
             stop.set()
             holder.cancel()
             await asyncio.wait({holder}, timeout=CLOSE_TIMEOUT)
-            self.status, self.error = "failed", _start_failure(exc)
-            raise ServerGone(self.error) from None
+            said = await tail.finish() if tail else []
+            self.status, self.error = "failed", _start_failure(exc, said)
+            what = "started" if tail else "connected to"
+            raise ServerGone(
+                f"MCP server '{self.spec.name}' could not be {what}: {self.error}"
+            ) from None
+        finally:
+            if tail:
+                tail.spawned()
         self._client, self._stop, self._holder = client, stop, holder
+        self._stderr = tail
         self.status, self.error = "connected", None
 
     async def _reset(self) -> None:
         """Close the current client, if any, and wait (bounded) for its process to end."""
-        stop, holder = self._stop, self._holder
-        self._client = self._stop = self._holder = None
+        stop, holder, tail = self._stop, self._holder, self._stderr
+        self._client = self._stop = self._holder = self._stderr = None
         if stop is not None:
             stop.set()
         if holder is not None:
@@ -124,6 +190,8 @@ class ServerConnection:
             if not done:
                 holder.cancel()
                 await asyncio.wait({holder}, timeout=CLOSE_TIMEOUT)
+        if tail is not None:
+            await tail.finish()
 
     async def close(self) -> None:
         """Close the connection for good (the server process ends)."""
@@ -162,16 +230,25 @@ class ServerConnection:
         self.offers_resources = bool(resources or templates)
         return self.offers_resources
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        notes: list[str] | None = None,
+    ) -> Any:
         """Call a tool; returns the raw MCP ``CallToolResult``.
 
-        Raises :class:`ServerGone` (the next call reconnects), :class:`CallTimedOut` or
-        :class:`CallRefused`, each with a message a model can act on.
+        A server found stopped before the call is started again first (said in
+        ``notes``). Raises :class:`ServerGone` (the next call reconnects),
+        :class:`CallTimedOut` or :class:`CallRefused`, each with a message a model can
+        act on.
         """
         return await self._request(
             f"tool '{name}'",
             lambda client: client.call_tool_mcp(name, arguments, timeout=timeout),
             timeout,
+            notes,
         )
 
     async def list_resources(self, timeout: float) -> tuple[list[Any], list[Any]]:
@@ -202,12 +279,16 @@ class ServerConnection:
         )
 
     async def _request(
-        self, what: str, send: Callable[[Any], Awaitable[Any]], timeout: float
+        self,
+        what: str,
+        send: Callable[[Any], Awaitable[Any]],
+        timeout: float,
+        notes: list[str] | None = None,
     ) -> Any:
         """Send one request, mapping every way it can fail to this module's errors."""
         from mcp import MCPError
 
-        client = await self._ensure_open()
+        client = await self._ensure_open(notes)
         try:
             return await send(client)
         except MCPError as exc:
@@ -235,6 +316,11 @@ class ServerConnection:
         return f"MCP server '{self.spec.name}' did not answer {what} within {timeout:g} seconds"
 
     def _gone_message(self, what: str, exc: BaseException) -> str:
+        if self.spec.transport != "stdio":  # not our process: we cannot tell it stopped
+            return (
+                f"The connection to MCP server '{self.spec.name}' broke during {what} "
+                f"({exc}). The next call connects again."
+            )
         return (
             f"MCP server '{self.spec.name}' stopped while running {what} ({exc}). "
             "It will be restarted on the next call."
@@ -245,11 +331,25 @@ class ServerConnection:
         self.status, self.error = "failed", str(exc) or type(exc).__name__
 
 
-def _start_failure(exc: BaseException) -> str:
+def _start_failure(exc: BaseException, stderr_lines: list[str]) -> str:
+    """Why a server could not be started, with the last lines it wrote on stderr."""
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
-        return "the server did not finish starting in time"
-    text = str(exc) or type(exc).__name__
-    return text.removeprefix("Client failed to connect: ")
+        text = "the server did not finish starting in time"
+    else:
+        text = (str(exc) or type(exc).__name__).removeprefix("Client failed to connect: ")
+        if text == "Connection closed":
+            text = "the connection closed before the server finished starting"
+    if stderr_lines:
+        text += "; the last lines it wrote on stderr:\n" + "\n".join(
+            f"  {line}" for line in stderr_lines
+        )
+    return text
+
+
+# Strong references: a pool nobody closed (its tools were dropped) must still be closed
+# at exit, with its connection tasks alive until then, not destroyed while pending.
+_open_pools: set[ServerPool] = set()
+_pools_guard = threading.Lock()
 
 
 class ServerPool:
@@ -265,7 +365,8 @@ class ServerPool:
         self._refs = 0
         self._closed = False
         self._guard = threading.Lock()
-        _open_pools.add(self)
+        with _pools_guard:
+            _open_pools.add(self)
 
     async def start(self, *, resources: bool = True) -> None:
         """Connect to every enabled server at once and list their tools (and, with
@@ -279,7 +380,9 @@ class ServerPool:
             try:
                 await conn.list_tools()
             except ServerGone as exc:
-                log.warning("MCP server '%s' is not available: %s", conn.spec.name, exc)
+                log.warning(
+                    "MCP server '%s' is not available: %s", conn.spec.name, conn.error or exc
+                )
                 return
             if resources:
                 await conn.probe_resources()
@@ -306,7 +409,8 @@ class ServerPool:
             if self._closed:
                 return
             self._closed = True
-        _open_pools.discard(self)
+        with _pools_guard:
+            _open_pools.discard(self)
         try:
             run_sync(self.aclose_connections(), timeout=CLOSE_TIMEOUT * 2)
         except Exception:
@@ -317,10 +421,9 @@ class ServerPool:
         await asyncio.gather(*(c.close() for c in self.connections.values()))
 
 
-_open_pools: weakref.WeakSet[ServerPool] = weakref.WeakSet()
-
-
 @atexit.register
 def _close_open_pools() -> None:
-    for pool in list(_open_pools):
+    with _pools_guard:
+        pools = list(_open_pools)
+    for pool in pools:
         pool.close()

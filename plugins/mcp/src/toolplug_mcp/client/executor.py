@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolplug import Observation, ToolExecutor
+from toolplug import Observation, TextContent, ToolExecutor
 from toolplug.loop import arun
 
 from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
@@ -46,10 +46,20 @@ class McpExecutor(ServerExecutor):
         return await arun(self._call(action.arguments()))
 
     async def _call(self, arguments: dict[str, Any]) -> Observation:
+        notes: list[str] = []
         try:
             result = await self.connection.call_tool(
-                self.remote_name, arguments, self.connection.spec.timeout
+                self.remote_name, arguments, self.connection.spec.timeout, notes
             )
         except RequestFailed as exc:
-            return Observation.error(str(exc))
-        return to_observation(result)
+            return with_notes(Observation.error(str(exc)), notes)
+        return with_notes(to_observation(result), notes)
+
+
+def with_notes(observation: Observation, notes: list[str]) -> Observation:
+    """The observation with a note in front, when there is one (as the core adds its
+    own notes about repaired arguments)."""
+    if not notes:
+        return observation
+    note = TextContent(text="Note: " + "; ".join(notes) + ".")
+    return observation.model_copy(update={"content": [note, *observation.content]})

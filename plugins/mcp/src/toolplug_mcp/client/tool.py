@@ -22,7 +22,7 @@ from toolplug.loop import run_sync
 from toolplug_mcp.client.config import load_config
 from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.executor import McpExecutor
-from toolplug_mcp.client.names import META_KEY, exported_name
+from toolplug_mcp.client.names import META_KEY, exported_name, exported_names, full_name
 from toolplug_mcp.client.resources import resource_tools
 from toolplug_mcp.client.results import wire as to_wire
 from toolplug_mcp.client.schemas import (
@@ -147,21 +147,25 @@ def build_tools(pool: ServerPool, *, resources: bool = True) -> list[ToolDefinit
     """One definition per tool of every connected server in the pool, and, with
     ``resources``, the two resource tools of each server that offers resources.
 
-    Names are prefixed with the server's key when several servers are configured.
+    Names are prefixed as each server's ``prefix`` says: by default with the server's
+    key when several servers are configured (see :meth:`ServerSpec.tool_prefix`).
     """
     enabled = [c for c in pool.connections.values() if not c.spec.disabled]
-    prefixed = len(enabled) > 1
+    several = len(enabled) > 1
+    listed = [(conn, remote) for conn in enabled for remote in conn.tools]
     taken: set[str] = set()
-    tools: list[ToolDefinition[Any, Any]] = []
-    for conn in enabled:
-        prefix = conn.spec.name if prefixed else None
-        for remote in conn.tools:
-            name = exported_name(prefix, remote.name, taken)
-            tools.append(McpTool(name=name, remote=remote, connection=conn, pool=pool))
+    names = exported_names(
+        [full_name(conn.spec.tool_prefix(several), remote.name) for conn, remote in listed],
+        taken,
+    )
+    tools: list[ToolDefinition[Any, Any]] = [
+        McpTool(name=name, remote=remote, connection=conn, pool=pool)
+        for name, (conn, remote) in zip(names, listed)
+    ]
     # After every server's own tools, so that those keep their names.
     for conn in enabled:
         if resources and conn.offers_resources:
-            prefix = conn.spec.name if prefixed else None
+            prefix = conn.spec.tool_prefix(several)
             list_name, read_name = (exported_name(prefix, n, taken) for n in RESOURCE_TOOL_NAMES)
             tools += resource_tools(list_name, read_name, pool, conn)
     return tools
@@ -207,6 +211,6 @@ def mcp_tools(
         failed = [c for c in pool.connections.values() if c.status == "failed"]
         pool.close()
         if failed:
-            reasons = "; ".join(f"{c.spec.name}: {c.error}" for c in failed)
-            raise ToolError(f"no MCP server of {loaded.source} could be started ({reasons})")
+            reasons = "\n".join(f"- {c.spec.name}: {c.error}" for c in failed)
+            raise ToolError(f"no MCP server of {loaded.source} could be started:\n{reasons}")
     return list(tools)
