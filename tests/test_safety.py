@@ -248,7 +248,7 @@ def test_host_loop_with_an_approver(policy: Path, workspace: Path) -> None:
     ]
     with toolset:
         results = toolset.dispatch(calls)
-    by_id = {call.id: obs for call, obs in zip(calls, results, strict=True)}
+    by_id = {call.id: obs for call, obs in results}
     errors = {i for i, obs in by_id.items() if obs.is_error}
     assert errors == {"2", "4", "6", "7", "8"}, {i: o.text for i, o in by_id.items()}
     assert "allowed" in by_id["1"].text and "app.py" in by_id["9"].text
@@ -279,11 +279,11 @@ async def test_host_loop_async_with_an_async_approver(policy: Path, workspace: P
     async with toolset:
         results = await toolset.adispatch(
             [
-                {"id": "a", "name": "bash", "arguments": {"command": "touch ok.txt"}},
-                {"id": "b", "name": "bash", "arguments": {"command": "touch nope.txt"}},
+                ToolCall("a", "bash", {"command": "touch ok.txt"}),
+                ToolCall("b", "bash", {"command": "touch nope.txt"}),
             ]
         )
-    assert [r.is_error for r in results] == [False, True]
+    assert [(call.id, obs.is_error) for call, obs in results] == [("a", False), ("b", True)]
     assert (workspace / "ok.txt").exists() and not (workspace / "nope.txt").exists()
 
 

@@ -14,6 +14,7 @@ from toolplug._text import cut_list
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import (
+    PluginSelectionError,
     PolicyError,
     ToolConflictError,
     ToolError,
@@ -74,6 +75,8 @@ class ToolRegistry:
         self.reports: list[PluginReport] = []
         self._hooks: HookCaller | None = None
         self._plugin_manager: pluggy.PluginManager | None = None
+        #: Whether the plugins came from the installed entry points (from_plugins).
+        self._installed = False
         #: The provider formats: the core's, and those of the plugins loaded with it.
         self.formats: FormatRegistry = default_formats()
 
@@ -108,7 +111,7 @@ class ToolRegistry:
         eps = _plugins.installed_entry_points()
         if policy is not None and selection is not None and POLICY_PLUGIN not in selection:
             selection = [*selection, POLICY_PLUGIN]
-        registry = None
+        registry: ToolRegistry | None = None
         if selection is None and tools is not None:
             wanted = sorted(set(tools))
             if {ep.name for ep in eps}.issuperset(wanted):
@@ -118,6 +121,7 @@ class ToolRegistry:
                     registry = None
         if registry is None:
             registry = cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
+        registry._installed = True
         if policy is not None:
             registry.apply_policy(policy, approver)
         return registry
@@ -189,6 +193,8 @@ class ToolRegistry:
                 "a policy: build it with ToolRegistry.from_plugins(policy=...)"
             )
         pm = self._plugin_manager
+        if self._installed and not pm.hook.load_policy.get_hookimpls():
+            self._load_policy_plugin(pm)
         enforcer = pm.hook.load_policy(source=policy, approver=approver)
         if enforcer is None:
             broken = next((r for r in self.reports if r.name == POLICY_PLUGIN), None)
@@ -199,6 +205,18 @@ class ToolRegistry:
             )
             raise PolicyError(f"a policy was asked for ({policy}), but {why}")
         pm.register(enforcer, name=f"{POLICY_PLUGIN}:{policy}:{id(enforcer)}")
+
+    def _load_policy_plugin(self, pm: pluggy.PluginManager) -> None:
+        """Load the installed policy plugin into ``pm``: a registry loaded for some tools
+        only (or with a selection) left it out. Only its hooks count; its tools, if it
+        had any, are not added."""
+        if pm.has_plugin(POLICY_PLUGIN):
+            return
+        try:
+            _pm, reports = _plugins.load_plugins([POLICY_PLUGIN], pm)
+        except PluginSelectionError:  # not installed: apply_policy says how to get it
+            return
+        self.reports.extend(reports)
 
     # -- registering -----------------------------------------------------------------
 
