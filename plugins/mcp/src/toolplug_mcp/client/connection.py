@@ -23,6 +23,7 @@ from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.stderr import StderrTail
+from toolplug_mcp.client.unauthorized import StatusWatch
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -82,6 +83,9 @@ class ServerConnection:
         self._holder: asyncio.Task[None] | None = None
         self._stderr: StderrTail | None = None
         self._lock: asyncio.Lock | None = None
+        # A remote server's refusals (HTTP 401/403), for messages that say the fix.
+        self._watch = StatusWatch() if spec.transport != "stdio" else None
+        self._auth: Any = None  # the OAuth sign-in, kept across reconnections
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -136,13 +140,20 @@ class ServerConnection:
         from fastmcp import Client
 
         tail = StderrTail() if self.spec.transport == "stdio" else None
+        if self.spec.oauth is not None and self._auth is None:
+            from toolplug_mcp.client.oauth import make_auth
+
+            self._auth = make_auth(self.spec.name, self.spec.oauth)
         client = Client(
-            self.spec.make_transport(stderr=tail.file if tail else None),
+            self.spec.make_transport(
+                stderr=tail.file if tail else None, http_client=self._watch, auth=self._auth
+            ),
             name="toolplug",
             client_info=client_identity(),
             # Listing tools may be slow on a cold start; calls pass their own timeout.
             timeout=max(self.spec.timeout, self.spec.init_timeout),
-            init_timeout=self.spec.init_timeout,
+            # The handshake includes the OAuth sign-in, when there is one.
+            init_timeout=self.spec.start_timeout,
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
@@ -161,13 +172,14 @@ class ServerConnection:
 
         holder = asyncio.create_task(hold(), name=f"mcp-{self.spec.name}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), self.spec.init_timeout + 5)
+            await asyncio.wait_for(asyncio.shield(ready), self.spec.start_timeout + 5)
         except BaseException as exc:
             stop.set()
             holder.cancel()
             await asyncio.wait({holder}, timeout=CLOSE_TIMEOUT)
             said = await tail.finish() if tail else []
-            self.status, self.error = "failed", _start_failure(exc, said)
+            self.status = "failed"
+            self.error = self._refusal() or _start_failure(exc, said)
             what = "started" if tail else "connected to"
             raise ServerGone(
                 f"MCP server '{self.spec.name}' could not be {what}: {self.error}"
@@ -297,6 +309,10 @@ class ServerConnection:
             if exc.code == _CONNECTION_CLOSED:
                 await self._failed(exc)
                 raise ServerGone(self._gone_message(what, exc)) from None
+            refusal = self._refusal()
+            if refusal:
+                name = self.spec.name
+                raise CallRefused(f"MCP server '{name}' refused {what}: {refusal}") from None
             raise CallRefused(f"MCP server '{self.spec.name}' refused the call: {exc}") from None
         except asyncio.CancelledError:
             raise
@@ -311,6 +327,10 @@ class ServerConnection:
                 ) from None
             await self._failed(exc)
             raise ServerGone(self._gone_message(what, exc)) from None
+
+    def _refusal(self) -> str | None:
+        """The last HTTP 401/403 of a remote server, explained (``None``: there was none)."""
+        return self._watch.explain(self.spec) if self._watch else None
 
     def _timed_out(self, what: str, timeout: float) -> str:
         return f"MCP server '{self.spec.name}' did not answer {what} within {timeout:g} seconds"
