@@ -23,6 +23,7 @@ from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.stderr import StderrTail
+from toolplug_mcp.client.tasks import TaskRunner, TaskTimedOut, cancels_sent, offered, runs_tasks
 from toolplug_mcp.client.unauthorized import StatusWatch
 
 log = logging.getLogger("toolplug.mcp")
@@ -75,6 +76,9 @@ class ServerConnection:
         self.status = "disabled" if spec.disabled else "not connected"
         self.error: str | None = None
         self.tools: list[Any] = []  # the server's mcp_types.Tool list, from the last listing
+        #: Why listed tools were left out of :attr:`tools` (task tools this connection
+        #: cannot run, see :mod:`~toolplug_mcp.client.tasks`).
+        self.left_out: list[str] = []
         #: Whether the server offers resources: it says it can, and lists some (many
         #: servers claim the capability with nothing behind it).
         self.offers_resources = False
@@ -154,6 +158,8 @@ class ServerConnection:
             timeout=max(self.spec.timeout, self.spec.init_timeout),
             # The handshake includes the OAuth sign-in, when there is one.
             init_timeout=self.spec.start_timeout,
+            # Calls the server runs as tasks are polled to their result.
+            extensions=[TaskRunner()],
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
@@ -193,6 +199,7 @@ class ServerConnection:
 
     async def _reset(self) -> None:
         """Close the current client, if any, and wait (bounded) for its process to end."""
+        await cancels_sent()  # a task cancelled on timeout is told so before the close
         stop, holder, tail = self._stop, self._holder, self._stderr
         self._client = self._stop = self._holder = self._stderr = None
         if stop is not None:
@@ -220,12 +227,13 @@ class ServerConnection:
         """Connect if needed and list the server's tools (also kept in :attr:`tools`)."""
         client = await self._ensure_open()
         try:
-            self.tools = list(await client.list_tools())
+            listed = list(await client.list_tools())
         except Exception as exc:
             await self._failed(exc)
             raise ServerGone(
                 f"MCP server '{self.spec.name}' could not list its tools: {exc}"
             ) from None
+        self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client))
         return self.tools
 
     async def probe_resources(self) -> bool:
@@ -316,8 +324,11 @@ class ServerConnection:
             raise CallRefused(f"MCP server '{self.spec.name}' refused the call: {exc}") from None
         except asyncio.CancelledError:
             raise
-        except (asyncio.TimeoutError, TimeoutError):
-            raise CallTimedOut(self._timed_out(what, timeout)) from None
+        except (asyncio.TimeoutError, TimeoutError) as exc:
+            message = self._timed_out(what, timeout)
+            if isinstance(exc, TaskTimedOut):
+                message += f"; it ran as a task, and the {exc}"
+            raise CallTimedOut(message) from None
         except Exception as exc:
             if client.is_connected():
                 # Still connected: the result itself was bad (e.g. structuredContent
