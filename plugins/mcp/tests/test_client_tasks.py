@@ -93,6 +93,14 @@ def test_a_caller_that_gives_up_cancels_the_task_on_the_server(tmp_path: Path) -
         assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
 
 
+def test_the_core_timeout_cancels_the_task_on_the_server(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events), tmp_path) as tools:
+        abandoned = tools.call("slow", {"seconds": 60}, timeout=1)
+        assert abandoned.is_error and "did not finish within 1 seconds" in abandoned.text
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+
+
 def test_required_task_tools_are_left_out_where_tasks_cannot_run(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
