@@ -1,6 +1,7 @@
 """Task-augmented tools, against real servers: a fastmcp server with the tasks
 extension (tools run as tasks, polled, cancelled on the server on timeout), and a
-2025-11-25 server whose ``required`` task tools this client cannot run."""
+2025-11-25 server whose ``required`` task tools run as that revision's tasks when it
+serves them, and are left out when it does not."""
 
 from __future__ import annotations
 
@@ -104,9 +105,8 @@ def test_the_core_timeout_cancels_the_task_on_the_server(tmp_path: Path) -> None
 def test_required_task_tools_are_left_out_where_tasks_cannot_run(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    entry = {"command": sys.executable, "args": [str(LEGACY_SERVER)]}
     with caplog.at_level(logging.WARNING, logger="toolplug.mcp"):
-        tools = load(entry, tmp_path)
+        tools = load(legacy_server(tmp_path / "events"), tmp_path)
     with tools:
         assert sorted(tools) == ["echo", "summary"]  # never 'report'
         assert tools.call("summary", {}).text == "the summary"  # optional: a plain call
@@ -115,6 +115,35 @@ def test_required_task_tools_are_left_out_where_tasks_cannot_run(
     assert "tool 'report' of MCP server 'tasks' runs only as a task" in note
     assert "left out" in note
     assert [r.getMessage() for r in caplog.records if r.name == "toolplug.mcp"] == [note]
+
+
+def legacy_server(events: Path, *args: str, **extra: object) -> dict[str, Any]:
+    return {
+        "command": sys.executable,
+        "args": [str(LEGACY_SERVER), *args],
+        "env": {"TASK_EVENTS": str(events)},
+        **extra,
+    }
+
+
+def test_a_2025_11_25_task_tool_runs_as_a_task(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(legacy_server(events, "--tasks"), tmp_path) as tools:
+        assert sorted(tools) == ["echo", "report", "summary"]
+        report = tools.call("report", {"seconds": 0.2})
+        assert (report.is_error, report.text) == (False, "the report, after 0.2 s")
+        assert tools.call("summary", {}).text == "the summary"  # optional: a plain call
+        assert tools["report"].executor.connection.left_out == []
+    assert events.read_text().splitlines() == ["created t1", "result t1 completed"]
+
+
+def test_a_2025_11_25_task_past_the_timeout_is_cancelled(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(legacy_server(events, "--tasks", timeout=1000), tmp_path) as tools:
+        late = tools.call("report", {"seconds": 60})
+        assert late.is_error and "task t1 was cancelled on the server" in late.text
+        assert wait_for_event(events, "cancelled t1") == ["created t1", "cancelled t1"]
+        assert tools.call("report", {"seconds": 0}).text == "the report, after 0 s"
 
 
 def test_where_tasks_run_every_tool_is_offered() -> None:

@@ -23,7 +23,15 @@ from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.stderr import StderrTail
-from toolplug_mcp.client.tasks import TaskRunner, TaskTimedOut, cancels_sent, offered, runs_tasks
+from toolplug_mcp.client.tasks import (
+    TaskRunner,
+    TaskTimedOut,
+    cancels_sent,
+    offered,
+    runs_tasks,
+    task_support,
+)
+from toolplug_mcp.client.tasks_2025 import call_as_task, serves_tasks
 from toolplug_mcp.client.unauthorized import StatusWatch
 
 log = logging.getLogger("toolplug.mcp")
@@ -79,6 +87,8 @@ class ServerConnection:
         #: Why listed tools were left out of :attr:`tools` (task tools this connection
         #: cannot run, see :mod:`~toolplug_mcp.client.tasks`).
         self.left_out: list[str] = []
+        #: The tools called as 2025-11-25 tasks (see :mod:`~toolplug_mcp.client.tasks_2025`).
+        self.task_tools: set[str] = set()
         #: Whether the server offers resources: it says it can, and lists some (many
         #: servers claim the capability with nothing behind it).
         self.offers_resources = False
@@ -233,7 +243,10 @@ class ServerConnection:
             raise ServerGone(
                 f"MCP server '{self.spec.name}' could not list its tools: {exc}"
             ) from None
-        self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client))
+        legacy = serves_tasks(client)
+        self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client) or legacy)
+        # At 2025-11-25 a tool that runs only as a task is called as one.
+        self.task_tools = {t.name for t in self.tools if legacy and task_support(t) == "required"}
         return self.tools
 
     async def probe_resources(self) -> bool:
@@ -264,12 +277,13 @@ class ServerConnection:
         :class:`CallTimedOut` or :class:`CallRefused`, each with a message a model can
         act on.
         """
-        return await self._request(
-            f"tool '{name}'",
-            lambda client: client.call_tool_mcp(name, arguments, timeout=timeout),
-            timeout,
-            notes,
-        )
+
+        def send(client: Any) -> Any:
+            if name in self.task_tools:
+                return call_as_task(client.session, name, arguments, timeout)
+            return client.call_tool_mcp(name, arguments, timeout=timeout)
+
+        return await self._request(f"tool '{name}'", send, timeout, notes)
 
     async def list_resources(self, timeout: float) -> tuple[list[Any], list[Any]]:
         """The server's resources and resource templates (every page of each)."""

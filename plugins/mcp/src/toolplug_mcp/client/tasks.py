@@ -11,11 +11,14 @@ depends on the protocol revision the connection speaks:
   and drives such a result: ``tasks/get`` until the task is done, then its result;
   ``tasks/cancel`` when the call's timeout passes or the caller gives up.
 - **2025-11-25**: a tool says it in ``execution.taskSupport``. ``optional`` tools are
-  called plainly; ``required`` ones would need that revision's task requests, which
-  this client does not send, so they are left out of the toolset with a warning
-  (and listed in :attr:`ServerConnection.left_out`) rather than offered to fail with
-  ``-32601 ... requires task augmentation``. So is a ``required`` tool of a server
-  that does not serve tasks at all.
+  called plainly; ``required`` ones are called as that revision's tasks
+  (:mod:`~toolplug_mcp.client.tasks_2025`) when the server declares
+  ``tasks.requests.tools.call``.
+
+Where tools cannot run as tasks (a server that declares neither), a ``required``
+tool is left out of the toolset with a warning (and a line in
+``ServerConnection.left_out``) rather than offered to fail with ``-32601 ... requires
+task augmentation``.
 
 Imports the MCP SDK: loaded only when a server is opened.
 """
@@ -81,20 +84,26 @@ class PolledTask(_TaskFields):
     input_requests: dict[str, Any] | None = Field(default=None, alias="inputRequests")
 
 
-class _TaskRef(mcp_types.RequestParams):
+class TaskRef(mcp_types.RequestParams):
+    """The params of ``tasks/get``, ``tasks/cancel`` (and ``tasks/result``): the task id."""
+
     model_config = ConfigDict(populate_by_name=True)
 
     task_id: str = Field(serialization_alias="taskId")
 
 
-class _GetTask(mcp_types.Request[_TaskRef, Literal["tasks/get"]]):
+class GetTask(mcp_types.Request[TaskRef, Literal["tasks/get"]]):
+    """Ask for a task's state (the same request at both revisions)."""
+
     method: Literal["tasks/get"] = "tasks/get"
-    params: _TaskRef
+    params: TaskRef
 
 
-class _CancelTask(mcp_types.Request[_TaskRef, Literal["tasks/cancel"]]):
+class CancelTask(mcp_types.Request[TaskRef, Literal["tasks/cancel"]]):
+    """Ask the server to stop a task (the same request at both revisions)."""
+
     method: Literal["tasks/cancel"] = "tasks/cancel"
-    params: _TaskRef
+    params: TaskRef
 
 
 # -- driving a task ------------------------------------------------------------------------
@@ -146,15 +155,15 @@ async def finish_task(
                 await asyncio.sleep(pause if left is None else min(pause, left))
             state = await _poll(session, task.task_id, left)
             if state.status == "input_required":
-                _cancel_soon(session, task.task_id)
-                return _error(
+                cancel_soon(session, task.task_id)
+                return error_result(
                     f"Tool '{tool}' ran as a task that asked for input, which this host "
                     "cannot answer; the task was cancelled."
                 )
     except BaseException:
         # A timeout, the caller's cancellation, a broken connection: the server must
         # not go on with work nobody waits for.
-        _cancel_soon(session, task.task_id)
+        cancel_soon(session, task.task_id)
         raise
     return _outcome(state, tool)
 
@@ -164,7 +173,7 @@ async def _poll(session: ClientSession, task_id: str, left: float | None) -> Pol
 
     try:
         return await session.send_request(
-            _GetTask(params=_TaskRef(task_id=task_id)),
+            GetTask(params=TaskRef(task_id=task_id)),
             PolledTask,
             request_read_timeout_seconds=left,
         )
@@ -180,24 +189,25 @@ def _outcome(state: _TaskFields, tool: str) -> mcp_types.CallToolResult:
     if state.status == "failed":
         error = getattr(state, "error", None) or {}
         reason = error.get("message") or state.status_message or "no reason given"
-        return _error(f"Tool '{tool}' ran as a task, and the task failed: {reason}")
-    return _error(f"Tool '{tool}' ran as a task, and the server cancelled it.")
+        return error_result(f"Tool '{tool}' ran as a task, and the task failed: {reason}")
+    return error_result(f"Tool '{tool}' ran as a task, and the server cancelled it.")
 
 
-def _error(text: str) -> mcp_types.CallToolResult:
+def error_result(text: str) -> mcp_types.CallToolResult:
+    """An error ``CallToolResult`` with this text."""
     return mcp_types.CallToolResult(
         content=[mcp_types.TextContent(type="text", text=text)], is_error=True
     )
 
 
-def _cancel_soon(session: ClientSession, task_id: str) -> None:
+def cancel_soon(session: ClientSession, task_id: str) -> None:
     """Send ``tasks/cancel`` in a task of its own, so that it goes out even while the
     caller is being cancelled; a failure to cancel is only logged."""
 
     async def cancel() -> None:
         try:
             await session.send_request(
-                _CancelTask(params=_TaskRef(task_id=task_id)),
+                CancelTask(params=TaskRef(task_id=task_id)),
                 mcp_types.Result,
                 request_read_timeout_seconds=CANCEL_TIMEOUT,
             )
@@ -225,8 +235,8 @@ def task_support(remote: Any) -> str:
 
 
 def runs_tasks(client: Any) -> bool:
-    """Whether tools can run as tasks on this connection: it speaks the 2026-07-28
-    revision and the server declares the tasks extension."""
+    """Whether the server may run calls as tasks of the 2026-07-28 revision: the
+    connection speaks it and the server declares the tasks extension."""
     session = getattr(client, "session", None)
     if getattr(session, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
         return False
@@ -237,7 +247,7 @@ def runs_tasks(client: Any) -> bool:
 def offered(server: str, tools: list[Any], tasks: bool) -> tuple[list[Any], list[str]]:
     """The tools to offer, and a note for each ``required`` task tool left out.
 
-    ``tasks`` says whether the connection runs tasks (:func:`runs_tasks`).
+    ``tasks`` says whether the connection runs tasks, at either revision.
     """
     if tasks:
         return list(tools), []
@@ -247,9 +257,8 @@ def offered(server: str, tools: list[Any], tasks: bool) -> tuple[list[Any], list
         if task_support(remote) == "required":
             notes.append(
                 f"tool '{remote.name}' of MCP server '{server}' runs only as a task "
-                "(execution.taskSupport: required), which this connection cannot do "
-                "(the server speaks the 2025-11-25 revision, or does not serve tasks); "
-                "left out"
+                "(execution.taskSupport: required), and the server does not declare "
+                "that it runs tools as tasks; left out"
             )
         else:
             kept.append(remote)
