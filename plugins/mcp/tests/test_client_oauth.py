@@ -159,6 +159,28 @@ def test_sign_in_once_then_the_cached_token_in_a_new_process(
     assert len(person.sign_ins) == 1
 
 
+def test_signing_in_again_keeps_the_registration(
+    oauth_server: str, person: Person, tmp_path: Path
+) -> None:
+    cache = tmp_path / "tokens"
+    config = {
+        "mcpServers": {
+            "guarded": {"url": oauth_server, "auth": "oauth", "oauth": {"cache_dir": str(cache)}}
+        }
+    }
+    with load(config, tmp_path) as tools:
+        first = tools.call("whoami", {}).text
+    # The tokens expire and go (the registration stays): a new sign-in is needed.
+    for token in [p for p in cache.rglob("*") if p.is_file() and "token" in p.name]:
+        token.unlink()
+    with load(config, tmp_path) as tools:
+        assert tools.call("whoami", {}).text == first  # the same registered client
+    assert len(person.sign_ins) == 2
+    # On the port it registered, so the server accepts the cached registration.
+    redirects = [url.split("redirect_uri=")[1].split("&")[0] for url in person.sign_ins]
+    assert redirects[0] == redirects[1]
+
+
 def test_a_401_without_auth_says_so_and_names_the_fix(
     oauth_server: str, person: Person, tmp_path: Path
 ) -> None:

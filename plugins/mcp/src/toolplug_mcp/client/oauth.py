@@ -22,11 +22,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import sys
 import webbrowser
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastmcp.client.auth.oauth import OAuth
 from key_value.aio.stores.filetree import (
@@ -34,6 +36,7 @@ from key_value.aio.stores.filetree import (
     FileTreeV1CollectionSanitizationStrategy,
     FileTreeV1KeySanitizationStrategy,
 )
+from pydantic import AnyHttpUrl
 
 from toolplug_mcp.client.config import OAuthSettings
 
@@ -97,6 +100,24 @@ class OAuthSignIn(OAuth):
         )
         self.server = server
 
+    async def _initialize(self) -> None:
+        """Load the cached tokens and registration; sign in again on the same port.
+
+        A registration is for one redirect URI. Without a fixed ``callback_port`` a
+        new sign-in would pick a new port, the server would refuse the cached
+        registration for it, and the client would have to register again: so the
+        registered port is taken again while it is free.
+        """
+        await super()._initialize()
+        info = self.context.client_info
+        if self._callback_port is not None or info is None or not info.redirect_uris:
+            return
+        port = urlsplit(str(info.redirect_uris[0])).port
+        if port and port != self.redirect_port and _is_free(port):
+            self.redirect_port = port
+            uri = AnyHttpUrl(f"http://{CALLBACK_HOST}:{port}/callback")
+            self.context.client_metadata.redirect_uris = [uri]
+
     async def redirect_handler(self, authorization_url: str) -> None:
         """Show the authorization URL: in the log always, in a browser where there is one."""
         await self._check_client(authorization_url)
@@ -131,6 +152,15 @@ class OAuthSignIn(OAuth):
             response = await http.get(authorization_url, follow_redirects=False)
         if response.status_code == 400:
             raise ClientNotFoundError("the OAuth server no longer knows the cached client")
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind((CALLBACK_HOST, port))
+        except OSError:
+            return False
+    return True
 
 
 def make_auth(server: str, settings: OAuthSettings) -> Any:
