@@ -155,7 +155,10 @@ class OAuthSignIn(OAuth):
 
 
 def _is_free(port: int) -> bool:
+    """Whether the callback server could listen on the port now."""
     with socket.socket() as probe:
+        # As uvicorn binds: a port the last sign-in left in TIME_WAIT is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((CALLBACK_HOST, port))
         except OSError:

@@ -145,7 +145,8 @@ async def finish_task(
     pause = FIRST_POLL
     state: _TaskFields = task
     try:
-        while state.status not in _DONE:
+        # Polled at least once: the result comes with tasks/get, not with the task.
+        while state is task or state.status not in _DONE:
             left = None if deadline is None else deadline - loop.time()
             if left is not None and left <= 0:
                 raise TaskTimedOut(f"task {task.task_id} was cancelled on the server")
