@@ -3,7 +3,8 @@
 The MCP SDK turns every HTTP error status into the same JSON-RPC error, "Server
 returned an error response", so the status is watched on the HTTP client itself:
 :class:`StatusWatch` makes the transport's HTTP clients and remembers the last
-401 or 403 a server sent, and :meth:`StatusWatch.explain` says what to configure.
+401 (or 403 with a ``WWW-Authenticate`` challenge) a server sent, and
+:meth:`StatusWatch.explain` says what to configure.
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ class StatusWatch:
         return client
 
     async def _note(self, response: Any) -> None:
-        if response.status_code in (401, 403):
-            self.refused = (response.status_code, response.headers.get("www-authenticate", ""))
+        challenge = response.headers.get("www-authenticate", "")
+        # A 403 is about credentials only when it says so (insufficient_scope); others
+        # (a refused Origin, a path not allowed) are left to the usual message.
+        if response.status_code == 401 or (response.status_code == 403 and challenge):
+            self.refused = (response.status_code, challenge)
         elif response.is_success:
             self.refused = None
 
