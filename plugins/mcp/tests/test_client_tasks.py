@@ -55,7 +55,7 @@ def wait_for_event(events: Path, line: str) -> list[str]:
 def test_task_tools_run_as_tasks_to_their_result(tmp_path: Path) -> None:
     events = tmp_path / "events"
     with load(task_server(events), tmp_path) as tools:
-        assert {"slow", "double", "plain", "broken"} <= set(tools)
+        assert set(tools) == {"slow", "double", "plain", "broken", "ask"}
         done = tools.call("slow", {"seconds": 0.2})
         assert (done.is_error, done.text) == (False, "waited 0.2 s")
         assert tools.call("double", {"x": 21}).text == "42"
@@ -63,6 +63,18 @@ def test_task_tools_run_as_tasks_to_their_result(tmp_path: Path) -> None:
         failed = tools.call("broken", {})
         assert failed.is_error and "the disk is full" in failed.text
     assert events.read_text().splitlines() == ["started 0.2", "finished 0.2"]
+
+
+def test_a_task_that_asks_for_input_is_cancelled_with_a_plain_error(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events), tmp_path) as tools:
+        asked = tools.call("ask", {})
+    assert asked.is_error
+    assert asked.text == (
+        "Tool 'ask' ran as a task that asked for input, which this host cannot answer; "
+        "the task was cancelled."
+    )
+    assert events.read_text().splitlines() == ["asking"]
 
 
 def test_a_task_past_the_timeout_is_cancelled_on_the_server(tmp_path: Path) -> None:
