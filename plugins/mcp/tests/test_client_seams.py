@@ -291,7 +291,7 @@ def test_a_small_timeout_is_read_as_milliseconds_with_a_warning(
     )
 
 
-def test_auth_is_a_bearer_token_and_oauth_is_refused_plainly(tmp_path: Path) -> None:
+def test_auth_is_a_bearer_token_or_oauth(tmp_path: Path) -> None:
     url = "http://127.0.0.1:9/mcp"
     (server,) = parse_servers(
         {"mcpServers": {"r": {"url": url, "auth": "${TOKEN}"}}},
@@ -299,8 +299,10 @@ def test_auth_is_a_bearer_token_and_oauth_is_refused_plainly(tmp_path: Path) -> 
         workspace=tmp_path,
     )
     assert server.headers == {"Authorization": "Bearer t0"}
-    with pytest.raises(ToolParamsError, match=r"OAuth \('auth': 'oauth'\) is not supported yet"):
-        load({"mcpServers": {"r": {"url": url, "auth": "oauth"}}}, tmp_path)
+    (signed,) = parse_servers(
+        {"mcpServers": {"r": {"url": url, "auth": "oauth"}}}, env={}, workspace=tmp_path
+    )
+    assert signed.oauth is not None and signed.headers == {}  # test_client_oauth.py
     with pytest.raises(ToolParamsError, match="'auth' must be a bearer token"):
         load({"mcpServers": {"r": {"url": url, "auth": {"type": "bearer"}}}}, tmp_path)
 

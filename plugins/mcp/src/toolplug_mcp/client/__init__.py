@@ -2,7 +2,11 @@
 
 :mod:`~toolplug_mcp.client.config` reads the ``mcpServers`` configuration,
 :mod:`~toolplug_mcp.client.connection` keeps the server connections (and
-:mod:`~toolplug_mcp.client.stderr` a stdio server's last words),
+:mod:`~toolplug_mcp.client.stderr` a stdio server's last words,
+:mod:`~toolplug_mcp.client.oauth` the OAuth sign-in of a remote server,
+:mod:`~toolplug_mcp.client.unauthorized` what its HTTP 401 means,
+:mod:`~toolplug_mcp.client.tasks` and :mod:`~toolplug_mcp.client.tasks_2025` the
+tools that run as tasks),
 :mod:`~toolplug_mcp.client.types`, :mod:`~toolplug_mcp.client.executor` and
 :mod:`~toolplug_mcp.client.tool` are the plugin shape (the ``mcp`` factory is in
 ``tool``), with :mod:`~toolplug_mcp.client.schemas`, :mod:`~toolplug_mcp.client.results`,

@@ -49,6 +49,22 @@ class ConfigError(ValueError):
     """The MCP configuration cannot be used; the message says where and why."""
 
 
+#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
+OAUTH_LOGIN_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """How a server configured with ``"auth": "oauth"`` is signed in to."""
+
+    #: The directory of the cached tokens (``0700``; by default :func:`oauth_dir`).
+    cache_dir: str
+    scopes: tuple[str, ...] = ()
+    #: The port of the local callback (``None``: a free one each time).
+    callback_port: int | None = None
+    login_timeout: float = OAUTH_LOGIN_TIMEOUT
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     """One configured MCP server, checked and with every default filled in."""
@@ -67,6 +83,14 @@ class ServerSpec:
     #: The ``prefix`` entry: a prefix of its own, ``True`` (the server's key), ``False``
     #: (none), or ``None`` (the default: the key when several servers are configured).
     prefix: str | bool | None = None
+    #: Set when the server is signed in to with OAuth (``"auth": "oauth"``).
+    oauth: OAuthSettings | None = None
+
+    @property
+    def start_timeout(self) -> float:
+        """Seconds the server may take to start: ``init_timeout``, plus the time a
+        person has to sign in when the server uses OAuth."""
+        return self.init_timeout + (self.oauth.login_timeout if self.oauth else 0.0)
 
     def tool_prefix(self, several: bool) -> str | None:
         """What this server's tool names are prefixed with (``None``: nothing).
@@ -85,10 +109,14 @@ class ServerSpec:
             return " ".join([self.command or "", *self.args])
         return f"{self.url} ({self.transport})"
 
-    def make_transport(self, stderr: TextIO | None = None) -> Any:
+    def make_transport(
+        self, stderr: TextIO | None = None, http_client: Any = None, auth: Any = None
+    ) -> Any:
         """The fastmcp client transport for this server (imports fastmcp).
 
-        ``stderr`` is where a stdio server's stderr goes (default: the host's).
+        ``stderr`` is where a stdio server's stderr goes (default: the host's);
+        ``http_client`` makes a remote server's HTTP clients, ``auth`` is its httpx
+        auth (OAuth).
         """
         if self.transport == "stdio":
             from fastmcp.client.transports import StdioTransport
@@ -105,10 +133,20 @@ class ServerSpec:
         if self.transport == "sse":
             from fastmcp.client.transports import SSETransport
 
-            return SSETransport(self.url or "", headers=dict(self.headers))
+            return SSETransport(
+                self.url or "",
+                headers=dict(self.headers),
+                auth=auth,
+                httpx_client_factory=http_client,
+            )
         from fastmcp.client.transports import StreamableHttpTransport
 
-        return StreamableHttpTransport(self.url or "", headers=dict(self.headers))
+        return StreamableHttpTransport(
+            self.url or "",
+            headers=dict(self.headers),
+            auth=auth,
+            httpx_client_factory=http_client,
+        )
 
 
 @dataclass(frozen=True)
@@ -252,15 +290,62 @@ def _parse_server(
     }
     auth = entry.get("auth")
     if auth == "oauth":
-        raise ConfigError(
-            f"{where}: OAuth ('auth': 'oauth') is not supported yet; give a bearer token "
-            "as 'auth', or the header the server wants in 'headers'"
+        return ServerSpec(
+            url=url, headers=headers, oauth=_oauth(entry.get("oauth"), where, env), **common
         )
+    if entry.get("oauth") is not None:
+        raise ConfigError(f'{where}: \'oauth\' settings need "auth": "oauth"')
     if auth is not None and (not isinstance(auth, str) or not auth):
         raise ConfigError(f"{where}: 'auth' must be a bearer token (a non-empty string)")
     if auth:
         headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")
     return ServerSpec(url=url, headers=headers, **common)
+
+
+def _oauth(value: Any, where: str, env: Mapping[str, str]) -> OAuthSettings:
+    """The ``oauth`` entry: ``scopes`` (a list or a space-separated string),
+    ``callback_port``, ``login_timeout`` (seconds), ``cache_dir``."""
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: 'oauth' must be an object")
+    unknown = set(value) - {"scopes", "callback_port", "login_timeout", "cache_dir"}
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown 'oauth' setting(s) {', '.join(sorted(unknown))}; "
+            "known: scopes, callback_port, login_timeout, cache_dir"
+        )
+    scopes = value.get("scopes") or ()
+    if isinstance(scopes, str):
+        scopes = scopes.split()
+    if not isinstance(scopes, (list, tuple)) or not all(isinstance(s, str) for s in scopes):
+        raise ConfigError(f"{where}: 'oauth.scopes' must be a list of strings")
+    port = value.get("callback_port")
+    if port is not None and (
+        isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536
+    ):
+        raise ConfigError(f"{where}: 'oauth.callback_port' must be a port number")
+    login = value.get("login_timeout", OAUTH_LOGIN_TIMEOUT)
+    if isinstance(login, bool) or not isinstance(login, (int, float)) or login <= 0:
+        raise ConfigError(f"{where}: 'oauth.login_timeout' must be a positive number of seconds")
+    cache_dir = value.get("cache_dir")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
+        raise ConfigError(f"{where}: 'oauth.cache_dir' must be a directory path")
+    return OAuthSettings(
+        cache_dir=os.path.expanduser(_expand(cache_dir, env)) if cache_dir else str(oauth_dir(env)),
+        scopes=tuple(scopes),
+        callback_port=port,
+        login_timeout=float(login),
+    )
+
+
+def oauth_dir(env: Mapping[str, str]) -> Path:
+    """Where a user's OAuth tokens live: ``$XDG_CACHE_HOME/toolplug/mcp-oauth``
+    (``~/.cache/toolplug/mcp-oauth`` when ``XDG_CACHE_HOME`` is unset)."""
+    base = env.get("XDG_CACHE_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".cache"
+    )
+    return Path(base) / "toolplug" / "mcp-oauth"
 
 
 def _transport_from_url(url: Any) -> str:

@@ -23,6 +23,16 @@ from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.stderr import StderrTail
+from toolplug_mcp.client.tasks import (
+    TaskRunner,
+    TaskTimedOut,
+    cancels_sent,
+    offered,
+    runs_tasks,
+    task_support,
+)
+from toolplug_mcp.client.tasks_2025 import call_as_task, serves_tasks
+from toolplug_mcp.client.unauthorized import StatusWatch
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -74,6 +84,11 @@ class ServerConnection:
         self.status = "disabled" if spec.disabled else "not connected"
         self.error: str | None = None
         self.tools: list[Any] = []  # the server's mcp_types.Tool list, from the last listing
+        #: Why listed tools were left out of :attr:`tools` (task tools this connection
+        #: cannot run, see :mod:`~toolplug_mcp.client.tasks`).
+        self.left_out: list[str] = []
+        #: The tools called as 2025-11-25 tasks (see :mod:`~toolplug_mcp.client.tasks_2025`).
+        self.task_tools: set[str] = set()
         #: Whether the server offers resources: it says it can, and lists some (many
         #: servers claim the capability with nothing behind it).
         self.offers_resources = False
@@ -82,6 +97,9 @@ class ServerConnection:
         self._holder: asyncio.Task[None] | None = None
         self._stderr: StderrTail | None = None
         self._lock: asyncio.Lock | None = None
+        # A remote server's refusals (HTTP 401/403), for messages that say the fix.
+        self._watch = StatusWatch() if spec.transport != "stdio" else None
+        self._auth: Any = None  # the OAuth sign-in, kept across reconnections
 
     # -- opening and closing ---------------------------------------------------------
 
@@ -136,13 +154,22 @@ class ServerConnection:
         from fastmcp import Client
 
         tail = StderrTail() if self.spec.transport == "stdio" else None
+        if self.spec.oauth is not None and self._auth is None:
+            from toolplug_mcp.client.oauth import make_auth
+
+            self._auth = make_auth(self.spec.name, self.spec.oauth)
         client = Client(
-            self.spec.make_transport(stderr=tail.file if tail else None),
+            self.spec.make_transport(
+                stderr=tail.file if tail else None, http_client=self._watch, auth=self._auth
+            ),
             name="toolplug",
             client_info=client_identity(),
             # Listing tools may be slow on a cold start; calls pass their own timeout.
             timeout=max(self.spec.timeout, self.spec.init_timeout),
-            init_timeout=self.spec.init_timeout,
+            # The handshake includes the OAuth sign-in, when there is one.
+            init_timeout=self.spec.start_timeout,
+            # Calls the server runs as tasks are polled to their result.
+            extensions=[TaskRunner()],
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
@@ -161,13 +188,14 @@ class ServerConnection:
 
         holder = asyncio.create_task(hold(), name=f"mcp-{self.spec.name}")
         try:
-            await asyncio.wait_for(asyncio.shield(ready), self.spec.init_timeout + 5)
+            await asyncio.wait_for(asyncio.shield(ready), self.spec.start_timeout + 5)
         except BaseException as exc:
             stop.set()
             holder.cancel()
             await asyncio.wait({holder}, timeout=CLOSE_TIMEOUT)
             said = await tail.finish() if tail else []
-            self.status, self.error = "failed", _start_failure(exc, said)
+            self.status = "failed"
+            self.error = self._refusal() or _start_failure(exc, said)
             what = "started" if tail else "connected to"
             raise ServerGone(
                 f"MCP server '{self.spec.name}' could not be {what}: {self.error}"
@@ -181,6 +209,7 @@ class ServerConnection:
 
     async def _reset(self) -> None:
         """Close the current client, if any, and wait (bounded) for its process to end."""
+        await cancels_sent()  # a task cancelled on timeout is told so before the close
         stop, holder, tail = self._stop, self._holder, self._stderr
         self._client = self._stop = self._holder = self._stderr = None
         if stop is not None:
@@ -208,12 +237,16 @@ class ServerConnection:
         """Connect if needed and list the server's tools (also kept in :attr:`tools`)."""
         client = await self._ensure_open()
         try:
-            self.tools = list(await client.list_tools())
+            listed = list(await client.list_tools())
         except Exception as exc:
             await self._failed(exc)
             raise ServerGone(
                 f"MCP server '{self.spec.name}' could not list its tools: {exc}"
             ) from None
+        legacy = serves_tasks(client)
+        self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client) or legacy)
+        # At 2025-11-25 a tool that runs only as a task is called as one.
+        self.task_tools = {t.name for t in self.tools if legacy and task_support(t) == "required"}
         return self.tools
 
     async def probe_resources(self) -> bool:
@@ -244,12 +277,13 @@ class ServerConnection:
         :class:`CallTimedOut` or :class:`CallRefused`, each with a message a model can
         act on.
         """
-        return await self._request(
-            f"tool '{name}'",
-            lambda client: client.call_tool_mcp(name, arguments, timeout=timeout),
-            timeout,
-            notes,
-        )
+
+        def send(client: Any) -> Any:
+            if name in self.task_tools:
+                return call_as_task(client.session, name, arguments, timeout)
+            return client.call_tool_mcp(name, arguments, timeout=timeout)
+
+        return await self._request(f"tool '{name}'", send, timeout, notes)
 
     async def list_resources(self, timeout: float) -> tuple[list[Any], list[Any]]:
         """The server's resources and resource templates (every page of each)."""
@@ -297,11 +331,18 @@ class ServerConnection:
             if exc.code == _CONNECTION_CLOSED:
                 await self._failed(exc)
                 raise ServerGone(self._gone_message(what, exc)) from None
+            refusal = self._refusal()
+            if refusal:
+                name = self.spec.name
+                raise CallRefused(f"MCP server '{name}' refused {what}: {refusal}") from None
             raise CallRefused(f"MCP server '{self.spec.name}' refused the call: {exc}") from None
         except asyncio.CancelledError:
             raise
-        except (asyncio.TimeoutError, TimeoutError):
-            raise CallTimedOut(self._timed_out(what, timeout)) from None
+        except (asyncio.TimeoutError, TimeoutError) as exc:
+            message = self._timed_out(what, timeout)
+            if isinstance(exc, TaskTimedOut):
+                message += f"; it ran as a task, and the {exc}"
+            raise CallTimedOut(message) from None
         except Exception as exc:
             if client.is_connected():
                 # Still connected: the result itself was bad (e.g. structuredContent
@@ -311,6 +352,10 @@ class ServerConnection:
                 ) from None
             await self._failed(exc)
             raise ServerGone(self._gone_message(what, exc)) from None
+
+    def _refusal(self) -> str | None:
+        """The last HTTP 401/403 of a remote server, explained (``None``: there was none)."""
+        return self._watch.explain(self.spec) if self._watch else None
 
     def _timed_out(self, what: str, timeout: float) -> str:
         return f"MCP server '{self.spec.name}' did not answer {what} within {timeout:g} seconds"

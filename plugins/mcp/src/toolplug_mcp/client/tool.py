@@ -202,7 +202,9 @@ def mcp_tools(
         return []
     pool = ServerPool(loaded.servers, loaded.source)
     try:
-        run_sync(pool.start(resources=resources), timeout=init_timeout + 30)
+        # A server signed in to with OAuth may wait for a person in a browser.
+        start = max((s.start_timeout for s in loaded.servers), default=init_timeout)
+        run_sync(pool.start(resources=resources), timeout=start + 30)
         tools = build_tools(pool, resources=resources)
     except BaseException:
         pool.close()

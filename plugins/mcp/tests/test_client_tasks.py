@@ -1,0 +1,170 @@
+"""Task-augmented tools, against real servers: a fastmcp server with the tasks
+extension (tools run as tasks, polled, cancelled on the server on timeout), and a
+2025-11-25 server whose ``required`` task tools run as that revision's tasks when it
+serves them, and are left out when it does not."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import toolplug_mcp
+from conftest import HERE
+from toolplug import Tool, ToolContext, Toolset
+from toolplug.testing import registry_from
+from toolplug_mcp.client.tasks import offered
+
+TASK_SERVER = HERE / "servers" / "task_server.py"
+LEGACY_SERVER = HERE / "servers" / "legacy_task_server.py"
+
+
+def load(entry: dict[str, Any], tmp_path: Path) -> Toolset:
+    return Toolset.load(
+        [Tool("mcp", {"config": {"mcpServers": {"tasks": entry}}})],
+        registry=registry_from(toolplug_mcp),
+        context=ToolContext(workspace=tmp_path),
+    )
+
+
+def task_server(events: Path, **extra: object) -> dict[str, Any]:
+    return {
+        "command": sys.executable,
+        "args": [str(TASK_SERVER)],
+        "env": {"TASK_EVENTS": str(events)},
+        **extra,
+    }
+
+
+def wait_for_event(events: Path, line: str) -> list[str]:
+    """The server's events once ``line`` is among them (bounded wait)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        seen = events.read_text().splitlines() if events.exists() else []
+        if line in seen:
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"the server never wrote {line!r}; it wrote {seen}")
+
+
+def test_task_tools_run_as_tasks_to_their_result(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events), tmp_path) as tools:
+        assert set(tools) == {"slow", "double", "plain", "broken", "ask"}
+        done = tools.call("slow", {"seconds": 0.2})
+        assert (done.is_error, done.text) == (False, "waited 0.2 s")
+        assert tools.call("double", {"x": 21}).text == "42"
+        assert tools.call("plain", {"x": 1}).text == "2"
+        failed = tools.call("broken", {})
+        assert failed.is_error and "the disk is full" in failed.text
+    assert events.read_text().splitlines() == ["started 0.2", "finished 0.2"]
+
+
+def test_a_task_that_asks_for_input_is_cancelled_with_a_plain_error(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events), tmp_path) as tools:
+        asked = tools.call("ask", {})
+    assert asked.is_error
+    assert asked.text == (
+        "Tool 'ask' ran as a task that asked for input, which this host cannot answer; "
+        "the task was cancelled."
+    )
+    assert events.read_text().splitlines() == ["asking"]
+
+
+def test_a_task_past_the_timeout_is_cancelled_on_the_server(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events, timeout=1500), tmp_path) as tools:
+        late = tools.call("slow", {"seconds": 60})
+        assert late.is_error
+        assert "did not answer tool 'slow' within 1.5 seconds" in late.text
+        assert "ran as a task, and the task" in late.text
+        assert "was cancelled on the server" in late.text
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+        # The connection is still good for the next call.
+        assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
+
+
+def test_a_caller_that_gives_up_cancels_the_task_on_the_server(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events), tmp_path) as tools:
+
+        async def give_up() -> None:
+            call = asyncio.ensure_future(tools.acall("slow", {"seconds": 60}))
+            while "started 60" not in (events.read_text() if events.exists() else ""):
+                await asyncio.sleep(0.05)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+        asyncio.run(asyncio.wait_for(give_up(), 60))
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+
+
+def test_the_core_timeout_cancels_the_task_on_the_server(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(task_server(events), tmp_path) as tools:
+        abandoned = tools.call("slow", {"seconds": 60}, timeout=1)
+        assert abandoned.is_error and "did not finish within 1 seconds" in abandoned.text
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+
+
+def test_required_task_tools_are_left_out_where_tasks_cannot_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="toolplug.mcp"):
+        tools = load(legacy_server(tmp_path / "events"), tmp_path)
+    with tools:
+        assert sorted(tools) == ["echo", "summary"]  # never 'report'
+        assert tools.call("summary", {}).text == "the summary"  # optional: a plain call
+        connection = tools["summary"].executor.connection
+        (note,) = connection.left_out
+    assert "tool 'report' of MCP server 'tasks' runs only as a task" in note
+    assert "left out" in note
+    assert [r.getMessage() for r in caplog.records if r.name == "toolplug.mcp"] == [note]
+
+
+def legacy_server(events: Path, *args: str, **extra: object) -> dict[str, Any]:
+    return {
+        "command": sys.executable,
+        "args": [str(LEGACY_SERVER), *args],
+        "env": {"TASK_EVENTS": str(events)},
+        **extra,
+    }
+
+
+def test_a_2025_11_25_task_tool_runs_as_a_task(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(legacy_server(events, "--tasks"), tmp_path) as tools:
+        assert sorted(tools) == ["echo", "report", "summary"]
+        report = tools.call("report", {"seconds": 0.2})
+        assert (report.is_error, report.text) == (False, "the report, after 0.2 s")
+        assert tools.call("summary", {}).text == "the summary"  # optional: a plain call
+        assert tools["report"].executor.connection.left_out == []
+    assert events.read_text().splitlines() == ["created t1", "result t1 completed"]
+
+
+def test_a_2025_11_25_task_past_the_timeout_is_cancelled(tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    with load(legacy_server(events, "--tasks", timeout=1000), tmp_path) as tools:
+        late = tools.call("report", {"seconds": 60})
+        assert late.is_error and "task t1 was cancelled on the server" in late.text
+        assert wait_for_event(events, "cancelled t1") == ["created t1", "cancelled t1"]
+        assert tools.call("report", {"seconds": 0}).text == "the report, after 0 s"
+
+
+def test_where_tasks_run_every_tool_is_offered() -> None:
+    def tool(name: str, support: str | None) -> Any:
+        execution = SimpleNamespace(task_support=support) if support else None
+        return SimpleNamespace(name=name, execution=execution)
+
+    listed = [tool("a", "required"), tool("b", "optional"), tool("c", None)]
+    assert offered("s", listed, tasks=True) == (listed, [])
+    kept, notes = offered("s", listed, tasks=False)
+    assert [t.name for t in kept] == ["b", "c"]
+    assert len(notes) == 1 and "tool 'a' of MCP server 's'" in notes[0]
