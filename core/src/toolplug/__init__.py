@@ -14,7 +14,7 @@ __version__ = "0.2.1"
 #: The public names, by the module that defines them: the one list of them. The
 #: ``TYPE_CHECKING`` imports below mirror it for type checkers (a test keeps the two
 #: equal). Besides these, the documented public modules are ``toolplug.formats``,
-#: ``toolplug.loop``, ``toolplug.testing`` and ``toolplug.hookspecs``.
+#: ``toolplug.loop``, ``toolplug.interaction``, ``toolplug.testing`` and ``toolplug.hookspecs``.
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.hookspecs": ("hookimpl",),
     "toolplug.model": ("Action", "Observation", "ToolAnnotations", "ToolCall"),
@@ -45,6 +45,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "DispatchError",
         "ComposeError",
         "PolicyError",
+        "SamplingError",
     ),
     "toolplug.arguments": ("parse_arguments", "describe_schema"),
     "toolplug.schema": ("SECURITY_RISK_FIELD", "with_security_risk"),
@@ -106,6 +107,7 @@ if TYPE_CHECKING:
         FormatError as FormatError,
         PluginSelectionError as PluginSelectionError,
         PolicyError as PolicyError,
+        SamplingError as SamplingError,
         SchemaError as SchemaError,
         ToolConflictError as ToolConflictError,
         ToolError as ToolError,

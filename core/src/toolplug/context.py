@@ -6,7 +6,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolplug.interaction import Handlers
 
 
 @dataclass(frozen=True)
@@ -15,8 +18,10 @@ class ToolContext:
 
     ``workspace`` is the directory the tools work in (file paths resolve against it),
     ``env`` the environment they may pass on, ``timeout`` and ``max_output`` the host's
-    default limits (a tool may take its own through params), and ``extra`` anything
-    else a host and its plugins agree on.
+    default limits (a tool may take its own through params), ``handlers`` the host's
+    progress, log, question and sampling handlers (:mod:`toolplug.interaction`; filled
+    by ``Toolset.load``, for tools that need them between calls), and ``extra``
+    anything else a host and its plugins agree on.
     """
 
     workspace: Path = field(default_factory=Path.cwd)
@@ -24,6 +29,7 @@ class ToolContext:
     timeout: float | None = None
     max_output: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    handlers: Handlers | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workspace", Path(self.workspace).expanduser().resolve())

@@ -51,6 +51,7 @@ from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ArgumentError, DispatchError
 from toolplug.formats import ToolFormat, default_formats
+from toolplug.interaction import Handlers, calling
 from toolplug.model import Observation, ToolCall
 from toolplug.names import NameMap, name_map, provider_name, unknown_tool_message
 from toolplug.runner import describe
@@ -97,6 +98,7 @@ class _Job:
     tool: AnyTool | None
     result: Observation | None  # known before running: unknown tool, latent tool
     key: frozenset[str] | None = _NOTHING  # what the call touches; None: unknown
+    handlers: Handlers | None = None  # the toolset's: the call's progress, logs, questions
 
 
 def _unknown(tools: Mapping[str, AnyTool], name: str, names: NameMap | None) -> Observation:
@@ -212,18 +214,24 @@ def _in_order(runnable: Sequence[int], jobs: Sequence[_Job], limit: int) -> bool
 _PATIENCE = 0.001
 
 
-def _call(job: _Job, timeout: float | None) -> Observation:
+def _call(
+    job: _Job, timeout: float | None, loop: asyncio.AbstractEventLoop | None = None
+) -> Observation:
+    """Run one job (``loop``: the async caller's, when run in a thread for adispatch)."""
     assert job.tool is not None
     try:
-        return job.tool.call(job.call.arguments, timeout=timeout)
+        with calling(job.handlers, job.tool.name, job.call.id or None, loop=loop):
+            return job.tool.call(job.call.arguments, timeout=timeout)
     except Exception as exc:  # call() never raises; this is the last guard
         return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
 
 
 async def _acall(job: _Job, timeout: float | None) -> Observation:
     assert job.tool is not None
+    loop = asyncio.get_running_loop()
     try:
-        return await job.tool.acall(job.call.arguments, timeout=timeout)
+        with calling(job.handlers, job.tool.name, job.call.id or None, loop=loop):
+            return await job.tool.acall(job.call.arguments, timeout=timeout)
     except Exception as exc:
         return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
 
@@ -436,7 +444,7 @@ async def _run_tasks(
             await asyncio.wait([tasks[j] for j in waits[i]])
         async with slots:
             if i in in_threads:
-                jobs[i].result = await loop.run_in_executor(pool, _call, jobs[i], timeout)
+                jobs[i].result = await loop.run_in_executor(pool, _call, jobs[i], timeout, loop)
             else:
                 jobs[i].result = await _acall(jobs[i], timeout)
 
@@ -470,6 +478,10 @@ def _prepare(
     formats = getattr(tools, "formats", None) or default_formats()
     fmt, parsed = formats.parse_calls(calls, format)
     jobs = _plan(tools, fmt, parsed, allow_parallel)
+    handlers = getattr(tools, "handlers", None)
+    if isinstance(handlers, Handlers):
+        for job in jobs:
+            job.handlers = handlers
     return fmt, jobs, [i for i, job in enumerate(jobs) if job.result is None]
 
 

@@ -15,7 +15,8 @@ The hierarchy::
     ├── FormatError                 a format not registered, or a broken one (ValueError)
     ├── DispatchError               calls in no shape any format reads (ValueError)
     ├── ComposeError                a composed response unusable as a whole (ValueError)
-    └── PolicyError                 a permission policy that cannot be loaded (ValueError)
+    ├── PolicyError                 a permission policy that cannot be loaded (ValueError)
+    └── SamplingError               the host cannot answer an MCP server's sampling request
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "FormatError",
     "PluginSelectionError",
     "PolicyError",
+    "SamplingError",
     "SchemaError",
     "ToolConflictError",
     "ToolError",
@@ -87,3 +89,8 @@ class ComposeError(ToolError, ValueError):
 class PolicyError(ToolError, ValueError):
     """A permission policy the host asked for cannot be loaded: a malformed file (the
     message names the file, the line and the problem), or no plugin to enforce it."""
+
+
+class SamplingError(ToolError):
+    """The host cannot answer an MCP server's sampling request: it gave no ``on_sample``
+    handler, or the handler failed. The MCP client sends the message to the server."""

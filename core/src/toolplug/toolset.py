@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
 from toolplug.formats import FormatRegistry, default_formats
+from toolplug.interaction import Handlers, calling
 from toolplug.model import Observation, ToolCall
 from toolplug.registry import ToolRegistry
 
@@ -31,10 +33,18 @@ class Toolset(Mapping[str, AnyTool]):
     Build it with :meth:`load` (from the registry of installed plugins) or directly from
     definitions. It exports every schema at once, calls tools by name, and closes every
     executor exactly once when it closes (use it as a context manager, sync or async).
+
+    ``handlers`` are the host's: the tools' progress reports, log messages and
+    questions go to them during every call made through the toolset (see
+    :mod:`toolplug.interaction`).
     """
 
     def __init__(
-        self, tools: Iterable[AnyTool] = (), *, formats: FormatRegistry | None = None
+        self,
+        tools: Iterable[AnyTool] = (),
+        *,
+        formats: FormatRegistry | None = None,
+        handlers: Handlers | None = None,
     ) -> None:
         self._tools: dict[str, AnyTool] = {}
         self._aliases: dict[str, str] = {}
@@ -44,6 +54,8 @@ class Toolset(Mapping[str, AnyTool]):
         #: The provider formats this toolset exports to and dispatches from: the
         #: registry's (the core's and the loaded plugins'), else the core's own.
         self.formats: FormatRegistry = formats if formats is not None else default_formats()
+        #: What the tools' progress, logs and questions go to during calls.
+        self.handlers: Handlers = handlers if handlers is not None else Handlers()
         for tool in tools:
             self.add(tool)
 
@@ -58,6 +70,12 @@ class Toolset(Mapping[str, AnyTool]):
         plugins: str | Iterable[str] | None = None,
         policy: Any = None,
         approver: Callable[..., Any] | None = None,
+        handlers: Handlers | None = None,
+        on_progress: Callable[..., Any] | None = None,
+        on_log: Callable[..., Any] | None = None,
+        on_elicit: Callable[..., Any] | None = None,
+        on_sample: Callable[..., Any] | None = None,
+        roots: Iterable[str | Path] = (),
     ) -> Toolset:
         """Create the named tools (all registered tools when ``specs`` is ``None``).
 
@@ -79,6 +97,11 @@ class Toolset(Mapping[str, AnyTool]):
         says to ask about. A policy that cannot be loaded raises :class:`PolicyError`
         and no tool is created. Given a ``registry``, the policy is applied to it (and so
         to every toolset it creates); with no ``policy``, a given registry is used as is.
+
+        ``on_progress``, ``on_log``, ``on_elicit`` and ``on_sample`` (sync or async) and
+        ``roots`` build the toolset's :class:`~toolplug.interaction.Handlers`, on top of
+        ``handlers`` if given, else of the ``context``'s; the tools' context carries
+        them too (``ToolContext.handlers``), for tools that need them between calls.
         """
         parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
         if registry is None:
@@ -90,7 +113,21 @@ class Toolset(Mapping[str, AnyTool]):
             registry.apply_policy(policy, approver)
         if context is None:
             context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
-        toolset = cls(formats=registry.formats)
+        given: dict[str, Any] = {
+            "on_progress": on_progress,
+            "on_log": on_log,
+            "on_elicit": on_elicit,
+            "on_sample": on_sample,
+        }
+        chosen = replace(
+            handlers or context.handlers or Handlers(),
+            **{field: fn for field, fn in given.items() if fn is not None},
+        )
+        if roots:
+            chosen = replace(chosen, roots=(*chosen.roots, *(str(root) for root in roots)))
+        if context.handlers is not chosen:
+            context = replace(context, handlers=chosen)
+        toolset = cls(formats=registry.formats, handlers=chosen)
         if parsed is None:
             # Everything: a name two plugins registered is left out, and said so.
             clashes = registry.clashes()
@@ -235,19 +272,39 @@ class Toolset(Mapping[str, AnyTool]):
         return Observation.error(unknown_tool_message(name, self._tools, aliases=self.aliases()))
 
     def call(
-        self, name: str, arguments: Any = None, *, timeout: float | None = None
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        timeout: float | None = None,
+        call_id: str | None = None,
     ) -> Observation:
         """Call a tool by name or alias; an unknown name is an error observation that
-        suggests the closest names. Never raises."""
+        suggests the closest names. Never raises.
+
+        The tool's progress, logs and questions go to :attr:`handlers`, marked with
+        ``call_id`` (the provider's id of the call) when given.
+        """
         tool = self.find(name)
-        return tool.call(arguments, timeout=timeout) if tool else self.unknown_tool(name)
+        if tool is None:
+            return self.unknown_tool(name)
+        with calling(self.handlers, tool.name, call_id):
+            return tool.call(arguments, timeout=timeout)
 
     async def acall(
-        self, name: str, arguments: Any = None, *, timeout: float | None = None
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        timeout: float | None = None,
+        call_id: str | None = None,
     ) -> Observation:
-        """Async :meth:`call`."""
+        """Async :meth:`call`; async handlers run on the caller's event loop."""
         tool = self.find(name)
-        return await tool.acall(arguments, timeout=timeout) if tool else self.unknown_tool(name)
+        if tool is None:
+            return self.unknown_tool(name)
+        with calling(self.handlers, tool.name, call_id, loop=asyncio.get_running_loop()):
+            return await tool.acall(arguments, timeout=timeout)
 
     # -- dispatch and compose (see toolplug.dispatch and toolplug.compose) -------------
 
