@@ -109,3 +109,15 @@ def test_live_output_keeps_a_bounded_tail() -> None:
     clock.now += 1
     live.tick()
     assert sent == [(16, "[... 8 bytes not shown live ...]\n89abcdef")]
+
+
+def test_the_bash_pages_example_runs(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    import re
+
+    page = (Path(__file__).parents[3] / "docs" / "tools" / "bash.md").read_text()
+    section = page.split("## Live output", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code[1], "docs/tools/bash.md", "exec", dont_inherit=True), {})
+    assert capsys.readouterr().out == "step 1\nstep 2\nstep 3\n"
