@@ -167,3 +167,27 @@ async def test_bash_output_arrives_as_progress_while_the_command_runs(
     assert result.structured_content is not None
     assert result.structured_content["exit_code"] == 0, result.content
     assert "".join(messages) == "first\nsecond\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "can_elicit", "expected"),
+    [({"value": True}, True, "ran"), ({"value": False}, True, "refused"), (None, False, "refused")],
+    ids=["yes", "no", "cannot-ask"],
+)
+async def test_a_policy_question_is_an_elicitation_over_http(
+    tmp_path: Path, answer: dict[str, Any] | None, can_elicit: bool, expected: str
+) -> None:
+    proc, url = start_http(tmp_path, plugins="gatekeeper")
+    try:
+        client = Client(answer)
+        async with http_session(url, client, can_elicit=can_elicit) as session:
+            await session.initialize()
+            result = await session.call_tool("gated", {})
+    finally:
+        stop(proc)
+    assert expected in result.content[0].text
+    if can_elicit:
+        (question,) = client.questions
+        assert question.message.startswith("Allow the tool 'gated' to run with {}?")
+        assert "a test rule" in question.message
+        assert question.requested_schema["properties"]["value"]["type"] == "boolean"
