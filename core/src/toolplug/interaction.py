@@ -217,7 +217,9 @@ class CallScope(NamedTuple):
     loop: asyncio.AbstractEventLoop | None = None
 
 
-#: The call running in this context; set by :func:`calling`, ``None`` outside calls.
+#: The call running in this context, ``None`` outside calls. ``Toolset.call``/``acall``
+#: and dispatch set it around each call (as :func:`calling` does), and the core carries
+#: it into the threads and loops the executor runs in.
 current: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar(
     "toolplug_interaction", default=None
 )
