@@ -114,7 +114,7 @@ class _Reader:
         if default not in DECISIONS:
             self.fail(
                 self.key_line("default"),
-                f"default: unknown decision {default!r} ({', '.join(DECISIONS)})",
+                f"default: unknown decision {default!r} ({_either(DECISIONS)})",
             )
         audit_log = self.audit_path(data.get("audit_log"), base)
         raw_rules = data.get("rules", [])
@@ -150,7 +150,7 @@ class _Reader:
             fail(None, 'no decision (add decision = "allow", "ask" or "deny")')
         decision = raw["decision"]
         if decision not in DECISIONS:
-            fail("decision", f"unknown decision {decision!r} ({', '.join(DECISIONS)})")
+            fail("decision", f"unknown decision {decision!r} ({_either(DECISIONS)})")
         reason = raw.get("reason")
         if reason is not None and not isinstance(reason, str):
             fail("reason", "reason must be a string")
@@ -180,7 +180,7 @@ class _Reader:
             if unknown:
                 fail(
                     "security_risk",
-                    f"unknown security_risk level {unknown[0]!r} ({', '.join(RISK_LEVELS)})",
+                    f"unknown security_risk level {unknown[0]!r} ({_either(RISK_LEVELS)})",
                 )
             risk = lowered
         return Rule(
@@ -239,6 +239,11 @@ def _command_problem(pattern: str) -> str | None:
     if not words:
         return "has no words"
     return None
+
+
+def _either(choices: tuple[str, ...]) -> str:
+    """``allow, ask or deny``."""
+    return ", ".join(choices[:-1]) + " or " + choices[-1]
 
 
 def _toml_type(value: Any) -> str:
