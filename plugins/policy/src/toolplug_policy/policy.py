@@ -23,6 +23,7 @@ cannot be read is never allowed for want of a rule.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,10 @@ from typing import Any
 
 from toolplug_policy.rules import SEVERITY, CallFacts, Decision, Rule
 from toolplug_policy.shell import Command, Redirect, ShellParseError, command_matches
+
+#: Pattern against command, cached: an agent repeats its commands, and a pattern is
+#: split into words (shlex, the slow part) on each match otherwise.
+_matches = functools.lru_cache(maxsize=8192)(command_matches)
 
 #: Redirection targets that write no file.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -134,7 +139,7 @@ class Policy:
                     break  # sorted: nothing stronger is left
                 if writes and candidate.decision == "allow":
                     break  # its patterns cannot see what the redirections write
-                if any(command_matches(p, command) for p in candidate.commands or ()):
+                if any(_matches(p, command) for p in candidate.commands or ()):
                     rule = candidate
                     break
             decision = rule.decision if rule is not None else self.default
