@@ -60,6 +60,10 @@ def test_rules_as_an_inline_array_still_load(write_policy) -> None:
     assert policy.rules[0].decision == "deny" and policy.rules[0].line is None
 
 
+#: The start of a message about a key on line 3 of a rule whose header is line 1.
+AT3 = "policy.toml, line 3: rule 1 ([[rules]] at line 1): "
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -69,7 +73,8 @@ def test_rules_as_an_inline_array_still_load(write_policy) -> None:
         ),
         (
             'default = "deny"\n\n[[rules]]\ntool = "bash"\ndecision = "alow"\n',
-            "policy.toml, line 5: rule 1: unknown decision 'alow' (allow, ask or deny)",
+            "policy.toml, line 5: rule 1 ([[rules]] at line 3): "
+            "unknown decision 'alow' (allow, ask or deny)",
         ),
         (
             '[[rules]]\ndecision = "allow"\n\n[[rules]]\ntool = "bash"\n',
@@ -77,7 +82,7 @@ def test_rules_as_an_inline_array_still_load(write_policy) -> None:
         ),
         (
             '[[rules]]\ndecision = "allow"\ncommands = ["ls"]\n',
-            "policy.toml, line 3: rule 1: unknown key 'commands' (a rule has decision, tool, "
+            AT3 + "unknown key 'commands' (a rule has decision, tool, "
             "command, path, arguments, security_risk, reason)",
         ),
         (
@@ -86,51 +91,48 @@ def test_rules_as_an_inline_array_still_load(write_policy) -> None:
         ),
         (
             '[[rules]]\ndecision = "allow"\ntool = 3\n',
-            "policy.toml, line 3: rule 1: tool must be a string or a list of strings, "
-            "not an integer",
+            AT3 + "tool must be a string or a list of strings, not an integer",
         ),
         (
             '[[rules]]\ndecision = "allow"\ncommand = []\n',
-            "policy.toml, line 3: rule 1: command is an empty list; give at least one pattern",
+            AT3 + "command is an empty list; give at least one pattern",
         ),
         (
             '[[rules]]\ndecision = "allow"\ncommand = ["git \'status"]\n',
-            'policy.toml, line 3: rule 1: command pattern "git \'status": cannot be split into '
+            AT3 + 'command pattern "git \'status": cannot be split into '
             "words (No closing quotation)",
         ),
         (
             '[[rules]]\ndecision = "allow"\npath = ["src/[a-"]\n',
-            "policy.toml, line 3: rule 1: path: the glob 'src/[a-' has a '[' that is never closed",
+            AT3 + "path: the glob 'src/[a-' has a '[' that is never closed",
         ),
         (
             '[[rules]]\ndecision = "allow"\npath = ["!**/.env"]\n',
-            "policy.toml, line 3: rule 1: path: a path list needs at least one glob without '!'",
+            AT3 + "path: a path list needs at least one glob without '!'",
         ),
         (
             '[[rules]]\ndecision = "allow"\npath = ["src/../secrets/**"]\n',
-            "policy.toml, line 3: rule 1: path: the glob 'src/../secrets/**' holds '..'",
+            AT3 + "path: the glob 'src/../secrets/**' holds '..'",
         ),
         (
             '[[rules]]\ndecision = "deny"\nsecurity_risk = ["extreme"]\n',
-            "policy.toml, line 3: rule 1: unknown security_risk level 'extreme' "
-            "(low, medium or high)",
+            AT3 + "unknown security_risk level 'extreme' (low, medium or high)",
         ),
         (
             '[[rules]]\ndecision = "deny"\narguments = { "url" = "http://*" }\n',
-            "policy.toml, line 3: rule 1: arguments: the argument path 'url' must start with '$'",
+            AT3 + "arguments: the argument path 'url' must start with '$'",
         ),
         (
             '[[rules]]\ndecision = "deny"\narguments = { "$.a..b" = "x" }\n',
-            "policy.toml, line 3: rule 1: arguments: the argument path '$.a..b' cannot be "
-            "read at '..b'",
+            AT3 + "arguments: the argument path '$.a..b' cannot be read at '..b'",
         ),
         (
             '[[rules]]\ndecision = "deny"\narguments = { "$.a" = { b = 1 } }\n',
-            "policy.toml, line 3: rule 1: arguments: '$.a' must be a value",
+            AT3 + "arguments: '$.a' must be a value",
         ),
         (
             '[[rules]]\ndecision = "deny"\nreason = 4\n',
-            "policy.toml, line 3: rule 1: reason must be a string",
+            AT3 + "reason must be a string",
         ),
         ("audit_log = 7\n", "policy.toml, line 1: audit_log must be a file path (a string)"),
         ('rules = "all"\n', "policy.toml, line 1: rules must be an array of tables ([[rules]])"),
@@ -164,7 +166,8 @@ def test_a_key_line_inside_a_later_rule(write_policy) -> None:
         command = "rm 'x"
         """
     )
-    with pytest.raises(PolicyError, match=r"policy\.toml, line 9: rule 2: command pattern"):
+    expected = r"policy\.toml, line 9: rule 2 \(\[\[rules\]\] at line 5\): command pattern"
+    with pytest.raises(PolicyError, match=expected):
         load(path)
 
 

@@ -6,8 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from toolplug_policy.paths import GlobError, ResolvedPath, compile_glob, compile_paths, resolve
 from toolplug_policy.rules import ArgumentMatch, parse_argument_path, values_at
 

@@ -139,6 +139,8 @@ class _Reader:
 
         def fail(key: str | None, message: str) -> NoReturn:
             line = self.key_line(key, start, end) if key and start else None
+            if line and line != start:  # the key's own line, and where its rule starts
+                self.fail(line, f"rule {number} ([[rules]] at line {start}): {message}")
             self.fail(line or fallback, f"rule {number}: {message}")
 
         if not isinstance(raw, dict):

@@ -56,9 +56,9 @@ def because(verdict: Verdict, policy: Policy) -> str:
     )
 
 
-def instead(tool_name: str, policy: Policy) -> str:
-    """What the allow rules for this tool permit."""
-    allowed = policy.allowed_for(tool_name)
+def instead(tool_name: str, policy: Policy, names: tuple[str, ...] | None = None) -> str:
+    """What the allow rules for this tool (by its ``names``) permit."""
+    allowed = policy.allowed_for(names or tool_name)
     if not allowed:
         return f"No rule allows calls of {tool_name}; ask the user to do this, or do without it."
     return (
@@ -74,6 +74,7 @@ def refusal(
     policy: Policy,
     workspace: Any,
     answer: Answer | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> str:
     """The error text for a refused call (``answer`` is set for an ``ask``)."""
     what = subject(tool_name, action, verdict, workspace)
@@ -99,7 +100,7 @@ def refusal(
             f" It writes a file through a redirection ({', '.join(verdict.writes)}), which "
             "command rules never allow."
         )
-    return f"{head} The tool did not run. {instead(tool_name, policy)}"
+    return f"{head} The tool did not run. {instead(tool_name, policy, names)}"
 
 
 def describe_call(tool_name: str, action: Any) -> str:

@@ -22,6 +22,7 @@ from toolplug_policy.approval import Answer, Approver, ask
 from toolplug_policy.audit import AuditLog, audit_log
 from toolplug_policy.messages import describe_call, refusal
 from toolplug_policy.policy import Policy, Verdict
+from toolplug_policy.rules import tool_names
 
 
 @dataclass
@@ -54,7 +55,8 @@ class PolicyPlugin:
     def tool_call(self, tool: Any, action: Any, context: Any) -> Observation | None:
         """Let the call go on (``None``), or refuse it with an error observation."""
         workspace = getattr(context, "workspace", None)
-        verdict = self.policy.decide(tool.name, action, workspace)
+        names = tool_names(tool)
+        verdict = self.policy.decide(names, action, workspace)
         answer = None
         if verdict.decision == "ask":
             what = describe_call(tool.name, action)
@@ -66,7 +68,7 @@ class PolicyPlugin:
         if verdict.decision == "allow" or (answer is not None and answer.approved):
             return None
         return Observation.error(
-            refusal(tool.name, action, verdict, self.policy, workspace, answer)
+            refusal(tool.name, action, verdict, self.policy, workspace, answer, names)
         )
 
 

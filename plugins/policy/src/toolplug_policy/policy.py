@@ -76,23 +76,27 @@ class Policy:
     audit_log: Path | None = None
     #: The file it was read from, for messages.
     file: str = "<policy>"
-    #: The rules that apply to each tool name seen so far (the ``tool`` key only).
-    _by_tool: dict[str, tuple[Rule, ...]] = field(default_factory=dict, repr=False)
+    #: The rules that apply to each tool seen so far, by its names (the ``tool`` key).
+    _by_tool: dict[tuple[str, ...], tuple[Rule, ...]] = field(default_factory=dict, repr=False)
 
-    def rules_for(self, tool_name: str) -> tuple[Rule, ...]:
-        """The rules whose ``tool`` key matches the name (computed once per name)."""
-        found = self._by_tool.get(tool_name)
+    def rules_for(self, names: str | tuple[str, ...]) -> tuple[Rule, ...]:
+        """The rules whose ``tool`` key matches the tool, given by its name or its names
+        (`toolplug_policy.rules.tool_names`); worked out once per tool."""
+        key = (names,) if isinstance(names, str) else names
+        found = self._by_tool.get(key)
         if found is None:
-            found = tuple(rule for rule in self.rules if rule.applies_to(tool_name))
-            self._by_tool[tool_name] = found
+            found = tuple(rule for rule in self.rules if rule.applies_to(key))
+            self._by_tool[key] = found
         return found
 
-    def decide(self, tool_name: str, action: Any, workspace: Path | None = None) -> Verdict:
-        """The decision for a call of ``tool_name`` with this (validated) action.
+    def decide(
+        self, names: str | tuple[str, ...], action: Any, workspace: Path | None = None
+    ) -> Verdict:
+        """The decision for a call of the tool ``names`` names with this (validated) action.
 
         ``workspace`` anchors relative ``path`` globs (the current directory if ``None``).
         """
-        candidates = self.rules_for(tool_name)
+        candidates = self.rules_for(names)
         if not candidates:
             return Verdict(self.default)
         facts = CallFacts(action, workspace)
@@ -158,10 +162,11 @@ class Policy:
         others = tuple(text for text in unallowed if text != worst.part)
         return dataclasses.replace(worst, others=others)
 
-    def allowed_for(self, tool_name: str) -> list[str]:
-        """What the allow rules for this tool name permit, in words, for a refusal."""
+    def allowed_for(self, names: str | tuple[str, ...]) -> list[str]:
+        """What the allow rules for this tool permit, in words, for a refusal."""
         out: list[str] = []
-        for rule in self.rules_for(tool_name):
+        tool_name = names if isinstance(names, str) else names[0]
+        for rule in self.rules_for(names):
             if rule.decision != "allow":
                 continue
             parts = []

@@ -1,7 +1,8 @@
 """One rule of a policy, and what it matches in a call.
 
 A rule matches a call when every key it has matches: ``tool`` (fnmatch patterns on the
-tool's name; MCP tools are named ``server.tool``), ``path`` (see `toolplug_policy.paths`),
+tool's name, and for a tool of an MCP server also on ``server.tool``, see
+:func:`tool_names`), ``path`` (see `toolplug_policy.paths`),
 ``arguments`` (a value at a JSON-path-style location of the arguments), and
 ``security_risk`` (the level the model declared). ``command`` is matched part by part
 by the policy (`toolplug_policy.policy`), since a script holds several commands.
@@ -141,9 +142,9 @@ class Rule:
         joined = "|".join(fnmatch.translate(p) for p in self.tools)
         object.__setattr__(self, "_tool_regex", re.compile(joined))
 
-    def applies_to(self, tool_name: str) -> bool:
-        """Whether the ``tool`` key matches this name."""
-        return self._tool_regex.match(tool_name) is not None
+    def applies_to(self, names: Sequence[str]) -> bool:
+        """Whether the ``tool`` key matches one of the tool's names (:func:`tool_names`)."""
+        return any(self._tool_regex.match(name) is not None for name in names)
 
     def matches(self, facts: CallFacts) -> bool:
         """Whether every key except ``tool`` and ``command`` matches the call."""
@@ -168,6 +169,25 @@ class Rule:
     def __str__(self) -> str:
         """The label and the reason: what an approver shows a person."""
         return self.label() + (f": {self.reason}" if self.reason else "")
+
+
+#: The ``meta`` key under which toolplug-mcp names a tool's server and its own name.
+MCP_META = "toolplug/mcp"
+
+
+def tool_names(tool: Any) -> tuple[str, ...]:
+    """The names rules match a tool by: its toolplug name and, for a tool of an MCP
+    server (toolplug-mcp names it ``server__tool`` for providers' sake), ``server.tool``."""
+    name: str = tool.name
+    meta = getattr(tool, "meta", None)
+    origin = meta.get(MCP_META) if isinstance(meta, Mapping) else None
+    if not isinstance(origin, Mapping) or not isinstance(origin.get("server"), str):
+        return (name,)
+    server = origin["server"]
+    remote = origin.get("tool")
+    if not isinstance(remote, str):  # a server's resource tools: "time__read_resource"
+        remote = name.removeprefix(f"{server}__")
+    return (name, f"{server}.{remote}")
 
 
 class CallFacts:
