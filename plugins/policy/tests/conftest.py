@@ -86,10 +86,13 @@ class FunctionTools:
             ("gitlab.create_issue", echo),
             ("fetch", fetch),
             ("deploy", deploy),
+            ("time__now", echo),
         ]:
             made = ToolDefinition.from_function(self._recorded(name, fn))
-            # Named as toolplug-mcp names a server's tools: "server.tool".
             made.name = name
+            if "__" in name:  # as toolplug-mcp makes a server's tool: "server__tool", and
+                server, remote = name.split("__")  # the server and the tool in its meta
+                made.meta["toolplug/mcp"] = {"server": server, "tool": remote}
             register(made, name=name)
 
     def _recorded(self, name: str, fn: Callable[..., str]) -> Callable[..., str]:

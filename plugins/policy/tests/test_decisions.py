@@ -305,6 +305,23 @@ def test_mcp_style_names_matched_by_wildcard(function_toolset, functions, write_
     assert functions.calls == ["gitlab.create_issue"]
 
 
+def test_mcp_server_tools_by_server_dot_tool(function_toolset, functions, write_policy) -> None:
+    policy = write_policy(
+        """
+        default = "allow"
+        [[rules]]
+        decision = "deny"
+        tool = "time.*"
+        reason = "no clocks"
+        """
+    )
+    tools = function_toolset(policy)
+    assert "no clocks" in refused(tools.call("time__now", {"text": "?"}))
+    assert not tools.call("github.create_issue", {"text": "x"}).is_error
+    policy = write_policy('default = "deny"\n[[rules]]\ndecision = "allow"\ntool = "time__now"\n')
+    assert function_toolset(policy).call("time__now", {"text": "?"}).text == "echo: ?"
+
+
 def test_arguments_by_json_path(function_toolset, functions, write_policy) -> None:
     policy = write_policy(
         """
