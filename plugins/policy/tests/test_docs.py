@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from toolplug import PolicyError
 from toolplug_bash.types import BashAction
 from toolplug_file_editor.types import FileEditorAction
 from toolplug_glob.types import GlobAction
-from toolplug import PolicyError
 from toolplug_policy import Policy, load
 from toolplug_policy.messages import refusal
 
