@@ -216,9 +216,9 @@ PROMPTING = textwrap.dedent(
     from toolplug import Toolset
 
     with Toolset.load(["bash"], workspace=sys.argv[1], policy=sys.argv[2]) as tools:
-        for name in ("first", "second"):
-            observation = tools.call("bash", {"command": f"touch {name}"})
-            print("RESULT", name, observation.is_error, flush=True)
+        for name in ("first", "second", "third\\x1b[2K\\rfake"):
+            observation = tools.call("bash", {"command": f"touch '{name}'"})
+            print("RESULT", name[:5], observation.is_error, flush=True)
     """
 )
 
@@ -234,20 +234,24 @@ def test_the_terminal_is_asked_when_there_is_one(write_policy, workspace: Path) 
         text=True,
     )
     os.close(follower)
+    prompts: list[str] = []
     try:
         seen = ""
-        for answer in ("y\n", "n\n"):
+        for answer in ("y\n", "n\n", "n\n"):
             while "[y/N] " not in seen:
                 chunk = os.read(leader, 4096).decode()
                 assert chunk, "the prompt never came"
                 seen += chunk
-            assert "toolplug policy: allow bash: touch " in seen
+            assert "toolplug policy: allow bash: touch '" in seen
             assert "it changes the workspace" in seen
+            prompts.append(seen)
             seen = ""
             os.write(leader, answer.encode())
         out, _ = process.communicate(timeout=60)
     finally:
         process.kill()
         os.close(leader)
-    assert "RESULT first False" in out and "RESULT second True" in out
+    assert "RESULT first False" in out and "RESULT secon True" in out
     assert (workspace / "first").exists() and not (workspace / "second").exists()
+    # A command cannot clear the line or move the cursor to fake the question.
+    assert "touch 'third\\x1b[2K\\rfake'" in prompts[2] and "\x1b" not in prompts[2]

@@ -384,3 +384,9 @@ def test_the_policy_variable(monkeypatch, write_policy, workspace: Path) -> None
     monkeypatch.setenv("TOOLPLUG_POLICY", os.fspath(write_policy('default = "deny"\n')))
     with Toolset.load(["bash"], workspace=workspace) as tools:
         assert "the default is deny" in refused(tools.call("bash", {"command": "echo hi"}))
+
+
+def test_a_path_no_file_can_have_is_refused_not_raised(toolset, write_policy) -> None:
+    tools = toolset(["file_editor"], write_policy(CODING))
+    text = refused(tools.call("file_editor", {"command": "view", "path": "src/a\x00b"}))
+    assert "the default is deny" in text

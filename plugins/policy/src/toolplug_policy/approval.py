@@ -63,11 +63,20 @@ def _terminal_present() -> bool:
         return False
 
 
+def _shown(text: str) -> str:
+    """``text`` with control characters escaped: a command must not be able to move the
+    cursor, clear the line or fake the question a person reads on the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _ask_terminal(what: str, rule: Rule | None) -> Answer:
     why = f" ({rule.label()}{': ' + rule.reason if rule and rule.reason else ''})" if rule else ""
     with _terminal:
         try:
-            sys.stderr.write(f"\ntoolplug policy: allow {what}?{why} [y/N] ")
+            question = _shown(f"allow {what}?{why}")
+            sys.stderr.write(f"\ntoolplug policy: {question} [y/N] ")
             sys.stderr.flush()
             line = sys.stdin.readline()
         except (OSError, ValueError) as exc:

@@ -16,6 +16,7 @@ glob starting with ``/`` or ``~`` is absolute. A leading ``!`` excludes: a list
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Sequence
@@ -86,7 +87,10 @@ class ResolvedPath:
 def resolve(raw: str, workspace: str) -> ResolvedPath:
     """Resolve a call's path as the file tools do: relative to ``workspace`` (a real,
     absolute directory), with ``~`` expanded and ``..`` and links resolved."""
-    real = os.path.realpath(os.path.join(workspace, os.path.expanduser(raw)))
+    try:
+        real = os.path.realpath(os.path.join(workspace, os.path.expanduser(raw)))
+    except (OSError, ValueError):  # a NUL in the path: no file has that name
+        return ResolvedPath(raw, None)
     if real == workspace:
         return ResolvedPath(real, "")
     prefix = workspace.rstrip("/") + "/"
@@ -202,4 +206,10 @@ def _char_class(segment: str, i: int, text: str) -> tuple[int, str]:
 
 def workspace_of(workspace: Path | None) -> str:
     """The real absolute workspace directory (the current one when the tool has none)."""
-    return os.path.realpath(workspace if workspace is not None else os.getcwd())
+    return _real(os.fspath(workspace) if workspace is not None else os.getcwd())
+
+
+@functools.lru_cache(maxsize=64)
+def _real(directory: str) -> str:
+    # A tool's workspace is fixed when it is created: resolve it once, not per call.
+    return os.path.realpath(directory)
