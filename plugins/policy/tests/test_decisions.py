@@ -390,3 +390,56 @@ def test_a_path_no_file_can_have_is_refused_not_raised(toolset, write_policy) ->
     tools = toolset(["file_editor"], write_policy(CODING))
     text = refused(tools.call("file_editor", {"command": "view", "path": "src/a\x00b"}))
     assert "the default is deny" in text
+
+
+ECHO_ONLY = """
+default = "deny"
+[[rules]]
+decision = "allow"
+tool = "bash"
+command = ["echo *"]
+"""
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "echo hi; touch made",
+        "echo hi\ntouch made",
+        "echo hi & touch made",
+        "echo hi || touch made",
+        "echo hi | sh",
+        "echo $(touch made)",
+        "echo `touch made`",
+        'echo "$(touch made)"',
+        "echo <(touch made)",
+        "echo hi > made",
+        "echo hi >> made",
+        "echo hi &> made",
+        "echo hi >| made",
+        "echo hi 2> made",
+        "cat <<EOF > made\nhi\nEOF",
+        "echo && $CMD made",
+        "eval echo hi",
+        "bash -c 'touch made'",
+        'sh -c "echo; touch made"',
+        "PATH=/tmp echo hi",
+        "command touch made",
+        "exec touch made",
+        "\\touch made",
+        "'touch' made",
+        "t\\ouch made",
+        "{ echo; touch made; }",
+        "if echo; then touch made; fi",
+        "f() { touch made; }; f",
+        "echo hi; x=$(touch made)",
+        "[[ $(touch made) ]]",
+        "echo $((`touch made`))",
+    ],
+)
+def test_an_echo_rule_lets_nothing_else_through(
+    toolset, write_policy, workspace: Path, script: str
+) -> None:
+    tools = toolset(["bash"], write_policy(ECHO_ONLY))
+    refused(tools.call("bash", {"command": script}))
+    assert not (workspace / "made").exists()
