@@ -122,3 +122,16 @@ def test_the_approver_example_runs(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("Refused by the policy: the command `git push origin main`")
     assert "the approver declined" in ran.stdout
+
+
+def test_the_readme_refusal(tmp_path: Path, workspace: Path) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    policy = tmp_path / "policy.toml"
+    policy.write_text(re.findall(r"```toml\n(.*?)```", readme, re.S)[0])
+    shown = re.search(r"```text\nbash (\{.*?\})\n(Refused.*?)```", readme, re.S)
+    assert shown is not None
+    from toolplug import Toolset
+
+    with Toolset.load(["bash"], workspace=workspace, policy=policy) as tools:
+        text = tools.call("bash", json.loads(shown[1])).text
+    assert text.replace(str(policy), "policy.toml") == " ".join(shown[2].split())
