@@ -193,3 +193,16 @@ def test_two_toolsets_share_one_writer(toolset, write_policy, tmp_path: Path) ->
     first.call("bash", {"command": "echo 3"})
     commands = [e["arguments"]["command"] for e in lines(tmp_path / "audit.jsonl")]
     assert commands == ["echo 1", "echo 2", "echo 3"]
+
+
+async def test_the_async_path_logs_too(toolset, write_policy, tmp_path: Path) -> None:
+    async def approver(tool: Any, action: Any, rule: Any) -> bool:
+        return True
+
+    tools = toolset(["bash"], write_policy(POLICY), approver)
+    assert not (await tools.acall("bash", {"command": "echo hi"})).is_error
+    assert not (await tools.acall("bash", {"command": "touch made"})).is_error
+    refused(await tools.acall("bash", {"command": "rm made"}))
+    entries = lines(tmp_path / "audit.jsonl")
+    summary = [(e["decision"], e["rule"], e.get("approved")) for e in entries]
+    assert summary == [("allow", [1], None), ("ask", [2], True), ("deny", [], None)]
