@@ -68,6 +68,9 @@ class _Reader:
         self.file = file
         self.lines = text.splitlines()
         self.headers = [i + 1 for i, line in enumerate(self.lines) if _HEADER.match(line)]
+        #: How many rules the TOML holds: when the headers found are as many, the n-th
+        #: header is rule n (else the rules are written inline, and have no header).
+        self._rule_count = 0
 
     # -- errors ----------------------------------------------------------------------
 
