@@ -8,7 +8,7 @@ docs/safety.md.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 from toolplug import hookimpl
@@ -47,6 +47,6 @@ def load_policy(source: Any, approver: Approver | None) -> PolicyPlugin | None:
     """
     if isinstance(source, Policy):
         return plugin_for(source, approver)
-    if isinstance(source, (str, Path)):
-        return plugin_for(load(source), approver)
+    if isinstance(source, (str, os.PathLike)):
+        return plugin_for(load(os.fspath(source)), approver)
     return None
