@@ -41,9 +41,21 @@ with a script that is not a constant; arithmetic that reads a variable (``$((x))
 ``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``${a[$i]}``, ``${s:$n}``), indirect
 and prompt expansions (``${!x}``, ``${x@P}``), since bash runs a ``$(...)`` hidden in
 such a variable's value; assignments to variables that change what any command runs
-(``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like); backticks in an unquoted
-heredoc (the grammar does not parse them); and text bash would not receive as written
-(NUL characters, lone surrogates).
+(``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
+``read``, ``printf -v`` or ``mapfile``, and ``hash -p``; namerefs and integer variables
+(``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+backticks or ``$(...)`` in an unquoted heredoc that the grammar left unparsed; misparses
+(a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
+assignment); text bash would not receive as written (NUL characters, lone surrogates);
+characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
+script nested so deeply that describing its commands would take too much memory.
+
+Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
+``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
+allows one allows its effect on the commands after it, in this call and, in a
+persistent bash session, in later ones. A shell reading its script from standard input
+(``curl x | sh``, ``bash <<EOF``) runs what it reads, so a rule allowing ``sh`` or
+``bash`` with no arguments allows anything.
 
 Words
 -----
@@ -90,6 +102,7 @@ Examples::
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
 import shlex
 import threading
@@ -145,10 +158,21 @@ def _parser() -> Any:
     return parser
 
 
+_TOO_HIGH = re.compile("[\U00020000-\U0010ffff]")
+
+
 def _parse_tree(script: str) -> tuple[Any, bytes]:
     """Parse ``script``; its root node and the bytes the nodes point into."""
     if "\x00" in script:
         raise ShellParseError("the command contains a NUL character, which bash cannot run")
+    high = _TOO_HIGH.search(script)
+    if high:
+        # tree-sitter-bash 0.25 crashes the process (SIGSEGV) on some of these, e.g.
+        # '{' followed by U+2C6CB; refusing them is safer than a crashed host.
+        raise ShellParseError(
+            f"the command contains U+{ord(high.group()):04X}; characters above U+1FFFF "
+            "are not parsed (the bash grammar can crash on them)"
+        )
     try:
         # The bash tool sends commands to bash this way too.
         src = script.encode("utf-8", errors="surrogateescape")
@@ -346,6 +370,37 @@ def _check_assignment(node: Any, src: bytes) -> None:
         )
 
 
+# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...).
+_SETTERS = frozenset(
+    {"read", "printf", "mapfile", "readarray", "declare", "typeset", "local", "export", "readonly"}
+)
+
+
+def _check_setter(argv: Sequence[str], text: str) -> None:
+    """Refuse a builtin that sets a sensitive variable, a nameref or an integer variable."""
+    program = argv[0]
+    if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
+        raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
+    if program not in _SETTERS:
+        return
+    words = argv[1:]
+    if program == "printf":  # only 'printf -v NAME' sets a variable
+        words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    for word in words:
+        if program in ("declare", "typeset", "local") and re.fullmatch(
+            r"-[a-zA-Z]*[ni][a-zA-Z]*", word
+        ):
+            raise ShellParseError(
+                f"{program} {word} makes later assignments references or arithmetic; "
+                f"cannot check {text!r}"
+            )
+        for part in word.split("="):
+            if part in _SENSITIVE_VARS or part.startswith(_SENSITIVE_PREFIXES):
+                raise ShellParseError(
+                    f"setting {part} changes what commands run; cannot check {text!r}"
+                )
+
+
 def _check_subscript(node: Any, src: bytes) -> None:
     index = node.child_by_field_name("index")
     if index is None:
@@ -508,6 +563,7 @@ class _Walker:
             if arg.type == "$":  # $"..." comes out as a lone '$' then a string
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
+        _check_setter((base, *argv[1:]), _text(node, src)[:60])
         self.add(Command(tuple(argv), redirects, _text(node, src)))
         script = self.nested_script(base, args, src)
         if script is not None:
@@ -546,6 +602,7 @@ class _Walker:
                 argv.append(text)
             else:
                 argv.append(_word(child, src)[0])
+        _check_setter(argv, _text(node, src)[:60])
         self.add(Command(tuple(argv), inherited, _text(node, src)))
         self.push_children(node, src, ())
 
