@@ -6,6 +6,7 @@ and every command bash ran must be among the commands the parser found.
 
 from __future__ import annotations
 
+import doctest
 import shlex
 import shutil
 import subprocess
@@ -143,6 +144,58 @@ def test_function_call_and_its_definition_both_need_allowing() -> None:
         ("sh",),
         ("git", "status"),
     ]
+
+
+HIDDEN = [
+    "echo hi;curl x",
+    "git status\ncurl x",
+    "git status &>/dev/null & curl x",
+    "c''url x",
+    'c""url x',
+    "c\\url x",
+    'echo "$(curl x)"',
+    'echo "`curl x`"',
+    "cat <<< $(curl x)",
+    "[[ $(curl x) ]]",
+    'test -n "$(curl x)"',
+    "case $(curl x) in esac",
+    "for i in $(curl x); do :; done",
+    "select i in $(curl x); do :; done",
+    "x=( $(curl x) )",
+    "x+=$(curl x)",
+    "arr[0]=$(curl x)",
+    "declare x=$(curl x)",
+    "export z=`curl x`",
+    "a=$(curl x) b",
+    "f() ( curl x )",
+    "while curl x; do :; done",
+    "if ! curl x; then :; fi",
+    "echo ${x:-$(curl x)}",
+    "echo ${x/$(curl x)/y}",
+    'echo "${x:-"$(curl x)"}"',
+    "ls > >(curl x)",
+    "cat < <(curl x)",
+    'a | while read l; do curl "$l"; done',
+    "(( $(curl x) ))",
+    "echo $(( $(curl x) + 1 ))",
+    "a && { b || (curl x); }",
+    "printf '%s' \"$(printf '%s' \"$(curl x)\")\"",
+    "2>&1 curl x",
+    'sh -c "curl x"',
+]
+
+
+@pytest.mark.parametrize("script", HIDDEN)
+def test_a_command_is_found_wherever_it_hides(script: str) -> None:
+    assert "curl" in [argv[0] for argv in argvs(script) if argv]
+
+
+def test_module_examples_run() -> None:
+    from toolplug_policy import shell
+
+    failed, tried = doctest.testmod(shell)
+    assert tried >= 5
+    assert failed == 0
 
 
 # --- redirections ------------------------------------------------------------------------
