@@ -118,7 +118,10 @@ class Redirect:
     """One redirection of a command, as written: ``2>> log`` is ``("2>>", "log")``."""
 
     operator: str  #: ``>``, ``>>``, ``<``, ``&>``, ``2>``, ``2>&``, ``<<``, ``<<<`` ...
-    target: str  #: the file word (static value, or source text if it has an expansion)
+    #: the file word (static value, or source text if it has an expansion); for a
+    #: descriptor copy or close the descriptor or ``-`` (``2>&1``, ``>&-``); for a heredoc
+    #: its delimiter, for a herestring (``<<<``) its word
+    target: str
 
 
 @dataclass(frozen=True)
@@ -666,6 +669,8 @@ class _Walker:
             )
             targets = node.children_by_field_name("destination")
             target = _word(targets[0], src)[0] if targets else ""
+            if op.endswith("&-") and not targets:  # '2>&-' closes a descriptor: like '2>&' '-'
+                op, target = op[:-1], "-"
             redirects.append(Redirect(op, target))
             words.extend(targets[1:])
         elif kind == "heredoc_redirect":
