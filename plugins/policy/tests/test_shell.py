@@ -7,6 +7,8 @@ and every command bash ran must be among the commands the parser found.
 from __future__ import annotations
 
 import doctest
+import os
+import select
 import shlex
 import shutil
 import subprocess
@@ -454,7 +456,7 @@ record=${0##*/}
 for a in "$@"; do record="$record$sep$a"; done
 printf '%s\\036' "$record" >> "$SHIM_LOG"
 """
-SHIM_NAMES = ("a", "b", "c", "d", "git", "curl", "rm", "sh2")
+SHIM_NAMES = ("a", "b", "c", "d", "git", "curl", "rm", "sh2", "cat2")
 
 
 @pytest.fixture(scope="module")
@@ -473,16 +475,28 @@ def run_in_bash(script: str, shims: Path, tmp_path: Path) -> list[tuple[str, ...
     log = tmp_path / "log"
     log.write_bytes(b"")
     env = {"PATH": str(shims), "SHIM_LOG": str(log), "HOME": str(tmp_path), "LC_ALL": "C"}
-    subprocess.run(
-        [BASH, "--norc", "--noprofile", "-c", script],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=60,
-        check=False,
-    )
+    # Every process the script starts inherits 'alive'; reading the other end to EOF
+    # waits for all of them, those of '<(...)' and '&' too, which bash does not wait for.
+    done, alive = os.pipe()
+    try:
+        subprocess.run(
+            [BASH, "--norc", "--noprofile", "-c", script],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            pass_fds=(alive,),
+            timeout=60,
+            check=False,
+        )
+        os.close(alive)
+        alive = -1
+        ready, _, _ = select.select([done], [], [], 60)
+        assert ready and os.read(done, 1) == b"", "a process of the script outlived it"
+    finally:
+        os.close(done)
+        if alive != -1:
+            os.close(alive)
     records = log.read_bytes().decode().split("\x1e")
     return [tuple(r.split("\x1f")) for r in records if r]
 
@@ -536,7 +550,7 @@ def _scripts() -> st.SearchStrategy[str]:
     word = st.sampled_from(["x", "'y z'", '"w"', "v\\ u", "-f", "$(a)", '"$(b q)"'])
     simple = st.builds(
         lambda name, args: " ".join([name, *args]),
-        st.sampled_from(SHIM_NAMES[:-1]),
+        st.sampled_from(SHIM_NAMES[:-2]),
         st.lists(word, max_size=3),
     )
 
@@ -555,6 +569,14 @@ def _scripts() -> st.SearchStrategy[str]:
             inner.map(lambda s: f"if {s}; then c; fi"),
             simple.map(lambda s: f"! {s}"),
             inner.map(lambda s: f"{s} > out"),
+            inner.map(lambda s: f"f() {{ {s}; }}; f"),
+            inner.map(lambda s: f"case x in x) {s};; esac"),
+            inner.map(lambda s: f"for i in 1; do {s}; done"),
+            inner.map(lambda s: f"c <( {s} )"),
+            inner.map(lambda s: f"X=$( {s} ) d"),
+            inner.map(lambda s: f"trap {shlex.quote(s)} EXIT"),
+            inner.map(lambda s: f"cat2 <<EOF\n$( {s} )\nEOF"),
+            pair.map(lambda p: f"{p[0]} && {p[1]} 2> err"),
         )
 
     return st.recursive(simple, extend, max_leaves=6)
