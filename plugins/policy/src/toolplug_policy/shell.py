@@ -429,6 +429,12 @@ def _is_arithmetic_group(node: Any) -> bool:
     return node.type == "compound_statement" and _first_type(node) == "(("
 
 
+def _is_arithmetic_command(node: Any, src: bytes) -> bool:
+    return (
+        node.type == "arithmetic_expansion" and src[node.start_byte : node.start_byte + 2] == b"(("
+    )
+
+
 def _first_type(node: Any) -> str | None:
     return str(node.children[0].type) if node.child_count else None
 
@@ -533,6 +539,11 @@ class _Walker:
         if name is None:
             self.add(Command((), redirects, _text(node, src)))
             return
+        arithmetic = name.named_children[0] if name.named_child_count == 1 else None
+        if arithmetic is not None and _is_arithmetic_command(arithmetic, src):
+            # tree-sitter-bash 0.23 reads '(( x ))' as a command named '$(( x ))'
+            _refuse_arithmetic(arithmetic, src)
+            return
         program, static = _word(name, src)
         if not static:
             raise ShellParseError(
@@ -600,6 +611,10 @@ class _Walker:
 
     def test(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``[[ ... ]]`` or ``[ ... ]`` as a command of its own words."""
+        if _first_type(node) == "((":  # tree-sitter-bash 0.23 files '((i++))' here
+            _refuse_arithmetic(node, src)
+            self.push_children(node, src, ())
+            return
         argv: list[str] = []
         stack = list(reversed(node.children))
         while stack:
