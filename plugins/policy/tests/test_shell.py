@@ -125,6 +125,10 @@ SPLITS = [
     ),
     ('git commit -m "fix 🎉 done"', [("git", "commit", "-m", "fix 🎉 done")]),
     ("echo 中文 é", [("echo", "中文", "é")]),
+    (
+        "echo '$(no)' \"\\$(no) \\`no\\`\" \\`no ${x:-$(yes)}",
+        [("echo", "$(no)", "$(no) `no`", "`no", "${x:-$(yes)}"), ("yes",)],
+    ),
 ]
 
 
@@ -328,6 +332,15 @@ REFUSED = [
     ("echo ${!ref}", "indirect"),
     ("echo ${x@P}", "prompt"),
     ('echo $"text"', "cannot read"),
+    # substitutions the grammar reads as plain text inside ${...}
+    ("echo ${x%%$(curl x)}", "command substitution"),
+    ("echo ${x#`curl x`}", "command substitution"),
+    ("echo ${x/`curl x`/y}", "command substitution"),
+    ("echo ${x:-`curl x`}", "command substitution"),
+    ('echo "${x:-`curl x`}"', "command substitution"),
+    ("echo ${x//[$(curl x)]/}", "command substitution"),
+    ("echo ${x^^$(curl x)}", "command substitution"),
+    ("echo \"${x:-'$(curl x)'}\"", "command substitution"),
     ("echo \x00 x", "NUL"),
     ("1= x", "not a variable name"),
     ("read PATH < /tmp/p", "PATH"),
@@ -668,7 +681,13 @@ def test_a_rule_allows_a_compound_only_if_it_allows_every_part() -> None:
 plain_word = st.text(
     alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_./=,@%+:", min_size=1, max_size=8
 )
-program = st.from_regex(r"[a-z][a-z0-9_.-]{0,7}", fullmatch=True)
+# words bash reads as syntax, or that the module refuses, are not command names here
+KEYWORDS = {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done"}
+KEYWORDS |= {"case", "esac", "in", "select", "function", "coproc", "eval", "let", "hash"}
+KEYWORDS |= {"declare", "typeset", "local", "export", "readonly", "read", "mapfile", "readarray"}
+program = st.from_regex(r"[a-z][a-z0-9_.-]{0,7}", fullmatch=True).filter(
+    lambda w: w not in KEYWORDS
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -424,6 +424,42 @@ def _check_expansion(node: Any, src: bytes) -> None:
                     )
 
 
+# Nodes whose text may hold a substitution the grammar took for plain text: in
+# '${x%%$(curl x)}' the '$(curl x)' is a 'regex', in '${x:-`curl x`}' a 'word'.
+_TEXT_NODES = frozenset({"expansion", "word", "regex", "extglob_pattern", "string"})
+_RUNS = frozenset({"command_substitution", "process_substitution", "arithmetic_expansion"})
+
+
+def _check_unparsed(node: Any, src: bytes) -> None:
+    """Refuse ``$(`` or a backtick in ``node`` that the grammar did not parse as one."""
+    start, end = node.start_byte, node.end_byte
+    if b"`" not in src[start:end] and b"$(" not in src[start:end]:
+        return
+    parsed: dict[int, int] = {}  # where a parsed substitution starts -> where it ends
+    stack = list(node.named_children)
+    while stack:
+        part = stack.pop()
+        if part.type in _RUNS:
+            parsed[part.start_byte] = part.end_byte  # its inside is checked when walked
+        else:
+            stack.extend(part.named_children)
+    i = start
+    while i < end:
+        if i in parsed:
+            i = parsed[i]
+            continue
+        byte = src[i]
+        if byte == 0x5C:  # a backslash: the next character is literal
+            i += 2
+            continue
+        if byte == 0x60 or (byte == 0x24 and src[i + 1 : i + 2] == b"("):
+            raise ShellParseError(
+                f"cannot read the command substitution in {_text(node, src)[:60]!r}; "
+                "what it runs is not known"
+            )
+        i += 1
+
+
 def _is_arithmetic_group(node: Any) -> bool:
     """Whether ``node`` is ``(( ... ))``, which the grammar files as a group."""
     return node.type == "compound_statement" and _first_type(node) == "(("
@@ -491,6 +527,8 @@ class _Walker:
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
         else:
+            if kind in _TEXT_NODES:
+                _check_unparsed(node, src)
             if kind == "variable_assignment":
                 _check_assignment(node, src)
             elif kind == "subscript":
