@@ -44,7 +44,8 @@ such a variable's value; assignments to variables that change what any command r
 (``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
 ``read``, ``printf -v`` or ``mapfile``, and ``hash -p``; namerefs and integer variables
 (``declare -n``, ``declare -i``), whose later assignments are not what they seem;
-backticks or ``$(...)`` in an unquoted heredoc that the grammar left unparsed; misparses
+a ``$(...)`` or backtick that the grammar read as plain text (in some unquoted heredocs,
+in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); misparses
 (a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
 assignment); text bash would not receive as written (NUL characters, lone surrogates);
 characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
