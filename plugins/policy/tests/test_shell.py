@@ -450,6 +450,28 @@ def test_any_text_parses_or_is_refused(script: str) -> None:
         assert all(isinstance(c, Command) for c in found)
 
 
+TOKENS = [
+    *("a", "curl", "bash -c ", "sh -c '", "'", '"', "`", "$(", ")", "(", "{", "}", ";"),
+    *("&&", "||", "|", "&", ">", ">>", "<", "<<EOF\n", "\nEOF\n", "<<<", "2>&1", ">&-"),
+    *("$x", "${x}", "${x:-", "${!x}", "$((", "))", "[[", "]]", "[", "]", "if ", "then "),
+    *("fi", "for i in ", "do ", "done", "case ", " in ", "esac", ";;", "f() ", "trap "),
+    *("export ", "X=", "PATH=", "\\", "\n", " ", "#", "*", "?", "~", "-c", "$'", "😀"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=25).map("".join))
+def test_any_token_soup_parses_or_is_refused(script: str) -> None:
+    try:
+        found = parse_commands(script)
+    except ShellParseError as exc:
+        assert str(exc)
+    else:
+        for command in found:
+            assert isinstance(command_matches("a *", command), bool)
+            assert isinstance(command_matches("npm run test:*", command), bool)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(st.characters() | st.sampled_from("{}$()<'`\n"), max_size=80))
 def test_any_unicode_parses_or_is_refused(script: str) -> None:
