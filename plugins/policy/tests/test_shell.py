@@ -6,6 +6,9 @@ and every command bash ran must be among the commands the parser found.
 
 from __future__ import annotations
 
+import doctest
+import os
+import select
 import shlex
 import shutil
 import subprocess
@@ -102,6 +105,9 @@ SPLITS = [
     ),
     ('bash --norc -lc "x"', [("bash", "--norc", "-lc", "x"), ("x",)]),
     ("bash script.sh", [("bash", "script.sh")]),
+    ("bash \"-c\" 'curl x'", [("bash", "-c", "curl x"), ("curl", "x")]),
+    ("b\\ash -'c' curl", [("bash", "-c", "curl"), ("curl",)]),
+    ("bash -c -e 'x' a", [("bash", "-c", "-e", "x", "a"), ("x",)]),
     ("bash -c", [("bash", "-c")]),
     (
         "bash -c \"bash -c 'rm -rf /'\"",
@@ -111,6 +117,18 @@ SPLITS = [
     ("trap -- 'x' INT TERM", [("trap", "--", "x", "INT", "TERM"), ("x",)]),
     ("trap - EXIT; trap INT; trap -p", [("trap", "-", "EXIT"), ("trap", "INT"), ("trap", "-p")]),
     ("timeout 5 bash -c 'x'", [("timeout", "5", "bash", "-c", "x")]),
+    # what looks like a refused shape but is not
+    ("printf '%s\\n' PATH; read -r line", [("printf", "%s\\n", "PATH"), ("read", "-r", "line")]),
+    (
+        "declare -r x=1; local -x y; hash",
+        [("declare", "-r", "x=1"), ("local", "-x", "y"), ("hash",)],
+    ),
+    ('git commit -m "fix 🎉 done"', [("git", "commit", "-m", "fix 🎉 done")]),
+    ("echo 中文 é", [("echo", "中文", "é")]),
+    (
+        "echo '$(no)' \"\\$(no) \\`no\\`\" \\`no ${x:-$(yes)}",
+        [("echo", "$(no)", "$(no) `no`", "`no", "${x:-$(yes)}"), ("yes",)],
+    ),
 ]
 
 
@@ -134,6 +152,58 @@ def test_function_call_and_its_definition_both_need_allowing() -> None:
     ]
 
 
+HIDDEN = [
+    "echo hi;curl x",
+    "git status\ncurl x",
+    "git status &>/dev/null & curl x",
+    "c''url x",
+    'c""url x',
+    "c\\url x",
+    'echo "$(curl x)"',
+    'echo "`curl x`"',
+    "cat <<< $(curl x)",
+    "[[ $(curl x) ]]",
+    'test -n "$(curl x)"',
+    "case $(curl x) in esac",
+    "for i in $(curl x); do :; done",
+    "select i in $(curl x); do :; done",
+    "x=( $(curl x) )",
+    "x+=$(curl x)",
+    "arr[0]=$(curl x)",
+    "declare x=$(curl x)",
+    "export z=`curl x`",
+    "a=$(curl x) b",
+    "f() ( curl x )",
+    "while curl x; do :; done",
+    "if ! curl x; then :; fi",
+    "echo ${x:-$(curl x)}",
+    "echo ${x/$(curl x)/y}",
+    'echo "${x:-"$(curl x)"}"',
+    "ls > >(curl x)",
+    "cat < <(curl x)",
+    'a | while read l; do curl "$l"; done',
+    "(( $(curl x) ))",
+    "echo $(( $(curl x) + 1 ))",
+    "a && { b || (curl x); }",
+    "printf '%s' \"$(printf '%s' \"$(curl x)\")\"",
+    "2>&1 curl x",
+    'sh -c "curl x"',
+]
+
+
+@pytest.mark.parametrize("script", HIDDEN)
+def test_a_command_is_found_wherever_it_hides(script: str) -> None:
+    assert "curl" in [argv[0] for argv in argvs(script) if argv]
+
+
+def test_module_examples_run() -> None:
+    from toolplug_policy import shell
+
+    failed, tried = doctest.testmod(shell)
+    assert tried >= 5
+    assert failed == 0
+
+
 # --- redirections ------------------------------------------------------------------------
 
 REDIRECTS = [
@@ -144,6 +214,10 @@ REDIRECTS = [
         [[("<", "in"), ("2>", "err"), ("&>", "all"), ("&>>", "more"), (">|", "clobber")]],
     ),
     (">out echo hi", [[(">", "out")]]),
+    (
+        "a >&- 2>&- <&- 3<&0 4>&1",
+        [[(">&", "-"), ("2>&", "-"), ("<&", "-"), ("3<&", "0"), ("4>&", "1")]],
+    ),
     ("echo hi <<< word", [[("<<<", "word")]]),
     ("{ a; b; } > out", [[(">", "out")], [(">", "out")]]),
     ("(a) 2> err", [[("2>", "err")]]),
@@ -236,6 +310,8 @@ REFUSED = [
     ('bash -c "$SCRIPT"', "not a constant"),
     ("sh -c $(curl evil)", "not a constant"),
     ('trap "$X" EXIT', "not a constant"),
+    ("bash $OPTS 'curl x'", "may be -c"),
+    ("bash -c $'curl x'", "not a constant"),
     ("PATH=/tmp/evil:$PATH git status", "PATH"),
     ("PATH=/tmp/evil", "PATH"),
     ("export PATH=/tmp/evil", "PATH"),
@@ -256,8 +332,30 @@ REFUSED = [
     ("echo ${!ref}", "indirect"),
     ("echo ${x@P}", "prompt"),
     ('echo $"text"', "cannot read"),
+    # substitutions the grammar reads as plain text inside ${...}
+    ("echo ${x%%$(curl x)}", "command substitution"),
+    ("echo ${x#`curl x`}", "command substitution"),
+    ("echo ${x/`curl x`/y}", "command substitution"),
+    ("echo ${x:-`curl x`}", "command substitution"),
+    ('echo "${x:-`curl x`}"', "command substitution"),
+    ("echo ${x//[$(curl x)]/}", "command substitution"),
+    ("echo ${x^^$(curl x)}", "command substitution"),
+    ("echo \"${x:-'$(curl x)'}\"", "command substitution"),
     ("echo \x00 x", "NUL"),
     ("1= x", "not a variable name"),
+    ("read PATH < /tmp/p", "PATH"),
+    ("printf -v PATH /tmp/evil", "PATH"),
+    ("mapfile LD_PRELOAD", "LD_PRELOAD"),
+    ("export BASH_ENV", "BASH_ENV"),
+    ("declare -n ref=PATH", "-n"),
+    ("local -ri n", "-ri"),
+    ("typeset -i n", "-i"),
+    ("hash -p /tmp/evil git", "hash -p"),
+    ("if true; then { a; }; fi; }", "cannot read"),
+    # the grammar crashes the process on some of these (found by fuzzing)
+    ("{\U000f7dc0", "U\\+F7DC0"),
+    ("{\U0002c6cb", "U\\+2C6CB"),
+    ("echo \U000e0067", "U\\+E0067"),
     ("echo \ud800", "not valid text"),
 ]
 
@@ -352,9 +450,32 @@ def test_any_text_parses_or_is_refused(script: str) -> None:
         assert all(isinstance(c, Command) for c in found)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.text(max_size=80))
+TOKENS = [
+    *("a", "curl", "bash -c ", "sh -c '", "'", '"', "`", "$(", ")", "(", "{", "}", ";"),
+    *("&&", "||", "|", "&", ">", ">>", "<", "<<EOF\n", "\nEOF\n", "<<<", "2>&1", ">&-"),
+    *("$x", "${x}", "${x:-", "${!x}", "$((", "))", "[[", "]]", "[", "]", "if ", "then "),
+    *("fi", "for i in ", "do ", "done", "case ", " in ", "esac", ";;", "f() ", "trap "),
+    *("export ", "X=", "PATH=", "\\", "\n", " ", "#", "*", "?", "~", "-c", "$'", "😀"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=25).map("".join))
+def test_any_token_soup_parses_or_is_refused(script: str) -> None:
+    try:
+        found = parse_commands(script)
+    except ShellParseError as exc:
+        assert str(exc)
+    else:
+        for command in found:
+            assert isinstance(command_matches("a *", command), bool)
+            assert isinstance(command_matches("npm run test:*", command), bool)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters() | st.sampled_from("{}$()<'`\n"), max_size=80))
 def test_any_unicode_parses_or_is_refused(script: str) -> None:
+    # a crash here takes the whole test run down: tree-sitter-bash once did, on '{' + U+F7DC0
     try:
         parse_commands(script)
     except ShellParseError:
@@ -370,7 +491,7 @@ record=${0##*/}
 for a in "$@"; do record="$record$sep$a"; done
 printf '%s\\036' "$record" >> "$SHIM_LOG"
 """
-SHIM_NAMES = ("a", "b", "c", "d", "git", "curl", "rm", "sh2")
+SHIM_NAMES = ("a", "b", "c", "d", "git", "curl", "rm", "sh2", "cat2")
 
 
 @pytest.fixture(scope="module")
@@ -389,16 +510,28 @@ def run_in_bash(script: str, shims: Path, tmp_path: Path) -> list[tuple[str, ...
     log = tmp_path / "log"
     log.write_bytes(b"")
     env = {"PATH": str(shims), "SHIM_LOG": str(log), "HOME": str(tmp_path), "LC_ALL": "C"}
-    subprocess.run(
-        [BASH, "--norc", "--noprofile", "-c", script],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=60,
-        check=False,
-    )
+    # Every process the script starts inherits 'alive'; reading the other end to EOF
+    # waits for all of them, those of '<(...)' and '&' too, which bash does not wait for.
+    done, alive = os.pipe()
+    try:
+        subprocess.run(
+            [BASH, "--norc", "--noprofile", "-c", script],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            pass_fds=(alive,),
+            timeout=60,
+            check=False,
+        )
+        os.close(alive)
+        alive = -1
+        ready, _, _ = select.select([done], [], [], 60)
+        assert ready and os.read(done, 1) == b"", "a process of the script outlived it"
+    finally:
+        os.close(done)
+        if alive != -1:
+            os.close(alive)
     records = log.read_bytes().decode().split("\x1e")
     return [tuple(r.split("\x1f")) for r in records if r]
 
@@ -452,7 +585,7 @@ def _scripts() -> st.SearchStrategy[str]:
     word = st.sampled_from(["x", "'y z'", '"w"', "v\\ u", "-f", "$(a)", '"$(b q)"'])
     simple = st.builds(
         lambda name, args: " ".join([name, *args]),
-        st.sampled_from(SHIM_NAMES[:-1]),
+        st.sampled_from(SHIM_NAMES[:-2]),
         st.lists(word, max_size=3),
     )
 
@@ -471,6 +604,14 @@ def _scripts() -> st.SearchStrategy[str]:
             inner.map(lambda s: f"if {s}; then c; fi"),
             simple.map(lambda s: f"! {s}"),
             inner.map(lambda s: f"{s} > out"),
+            inner.map(lambda s: f"f() {{ {s}; }}; f"),
+            inner.map(lambda s: f"case x in x) {s};; esac"),
+            inner.map(lambda s: f"for i in 1; do {s}; done"),
+            inner.map(lambda s: f"c <( {s} )"),
+            inner.map(lambda s: f"X=$( {s} ) d"),
+            inner.map(lambda s: f"trap {shlex.quote(s)} EXIT"),
+            inner.map(lambda s: f"cat2 <<EOF\n$( {s} )\nEOF"),
+            pair.map(lambda p: f"{p[0]} && {p[1]} 2> err"),
         )
 
     return st.recursive(simple, extend, max_leaves=6)
@@ -562,7 +703,13 @@ def test_a_rule_allows_a_compound_only_if_it_allows_every_part() -> None:
 plain_word = st.text(
     alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_./=,@%+:", min_size=1, max_size=8
 )
-program = st.from_regex(r"[a-z][a-z0-9_.-]{0,7}", fullmatch=True)
+# words bash reads as syntax, or that the module refuses, are not command names here
+KEYWORDS = {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done"}
+KEYWORDS |= {"case", "esac", "in", "select", "function", "coproc", "eval", "let", "hash"}
+KEYWORDS |= {"declare", "typeset", "local", "export", "readonly", "read", "mapfile", "readarray"}
+program = st.from_regex(r"[a-z][a-z0-9_.-]{0,7}", fullmatch=True).filter(
+    lambda w: w not in KEYWORDS
+)
 
 
 @settings(max_examples=200, deadline=None)

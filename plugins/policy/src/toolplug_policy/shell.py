@@ -41,9 +41,22 @@ with a script that is not a constant; arithmetic that reads a variable (``$((x))
 ``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``${a[$i]}``, ``${s:$n}``), indirect
 and prompt expansions (``${!x}``, ``${x@P}``), since bash runs a ``$(...)`` hidden in
 such a variable's value; assignments to variables that change what any command runs
-(``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like); backticks in an unquoted
-heredoc (the grammar does not parse them); and text bash would not receive as written
-(NUL characters, lone surrogates).
+(``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
+``read``, ``printf -v`` or ``mapfile``, and ``hash -p``; namerefs and integer variables
+(``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+a ``$(...)`` or backtick that the grammar read as plain text (in some unquoted heredocs,
+in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); misparses
+(a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
+assignment); text bash would not receive as written (NUL characters, lone surrogates);
+characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
+script nested so deeply that describing its commands would take too much memory.
+
+Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
+``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
+allows one allows its effect on the commands after it, in this call and, in a
+persistent bash session, in later ones. A shell reading its script from standard input
+(``curl x | sh``, ``bash <<EOF``) runs what it reads, so a rule allowing ``sh`` or
+``bash`` with no arguments allows anything.
 
 Words
 -----
@@ -90,6 +103,7 @@ Examples::
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import re
 import shlex
 import threading
@@ -105,7 +119,10 @@ class Redirect:
     """One redirection of a command, as written: ``2>> log`` is ``("2>>", "log")``."""
 
     operator: str  #: ``>``, ``>>``, ``<``, ``&>``, ``2>``, ``2>&``, ``<<``, ``<<<`` ...
-    target: str  #: the file word (static value, or source text if it has an expansion)
+    #: the file word (static value, or source text if it has an expansion); for a
+    #: descriptor copy or close the descriptor or ``-`` (``2>&1``, ``>&-``); for a heredoc
+    #: its delimiter, for a herestring (``<<<``) its word
+    target: str
 
 
 @dataclass(frozen=True)
@@ -145,10 +162,21 @@ def _parser() -> Any:
     return parser
 
 
+_TOO_HIGH = re.compile("[\U00020000-\U0010ffff]")
+
+
 def _parse_tree(script: str) -> tuple[Any, bytes]:
     """Parse ``script``; its root node and the bytes the nodes point into."""
     if "\x00" in script:
         raise ShellParseError("the command contains a NUL character, which bash cannot run")
+    high = _TOO_HIGH.search(script)
+    if high:
+        # tree-sitter-bash 0.25 crashes the process (SIGSEGV) on some of these, e.g.
+        # '{' followed by U+2C6CB; refusing them is safer than a crashed host.
+        raise ShellParseError(
+            f"the command contains U+{ord(high.group()):04X}; characters above U+1FFFF "
+            "are not parsed (the bash grammar can crash on them)"
+        )
     try:
         # The bash tool sends commands to bash this way too.
         src = script.encode("utf-8", errors="surrogateescape")
@@ -188,20 +216,8 @@ def _text(node: Any, src: bytes) -> str:
 
 # --- words ----------------------------------------------------------------------------
 
-# Node types whose value is only known when the script runs.
-_DYNAMIC = frozenset(
-    {
-        "simple_expansion",
-        "expansion",
-        "command_substitution",
-        "process_substitution",
-        "arithmetic_expansion",
-        "ansi_c_string",
-        "translated_string",
-        "brace_expression",
-    }
-)
-_DQ_ESCAPES = frozenset('$`"\\')
+# What a backslash escapes inside double quotes (a backslash-newline is removed).
+_DQ_ESCAPES = frozenset('$`"\\\n')
 
 
 def _unescape_word(text: str) -> str:
@@ -226,7 +242,7 @@ def _unescape_double(text: str) -> str:
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and (text[i + 1] in _DQ_ESCAPES or text[i + 1] == "\n"):
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _DQ_ESCAPES:
             if text[i + 1] != "\n":
                 out.append(text[i + 1])
             i += 2
@@ -278,7 +294,7 @@ def _unquoted_leaves(node: Any, src: bytes) -> Iterator[str]:
 
 # --- rules about what cannot be known -------------------------------------------------
 
-_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox-sh"})
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
 _REFUSED_NAMES = {
     "eval": "eval runs a string built at run time",
     "let": "let evaluates arithmetic, which can run commands hidden in a variable",
@@ -346,6 +362,37 @@ def _check_assignment(node: Any, src: bytes) -> None:
         )
 
 
+# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...).
+_SETTERS = frozenset(
+    {"read", "printf", "mapfile", "readarray", "declare", "typeset", "local", "export", "readonly"}
+)
+
+
+def _check_setter(argv: Sequence[str], text: str) -> None:
+    """Refuse a builtin that sets a sensitive variable, a nameref or an integer variable."""
+    program = argv[0]
+    if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
+        raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
+    if program not in _SETTERS:
+        return
+    words = argv[1:]
+    if program == "printf":  # only 'printf -v NAME' sets a variable
+        words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    for word in words:
+        if program in ("declare", "typeset", "local") and re.fullmatch(
+            r"-[a-zA-Z]*[ni][a-zA-Z]*", word
+        ):
+            raise ShellParseError(
+                f"{program} {word} makes later assignments references or arithmetic; "
+                f"cannot check {text!r}"
+            )
+        for part in word.split("="):
+            if part in _SENSITIVE_VARS or part.startswith(_SENSITIVE_PREFIXES):
+                raise ShellParseError(
+                    f"setting {part} changes what commands run; cannot check {text!r}"
+                )
+
+
 def _check_subscript(node: Any, src: bytes) -> None:
     index = node.child_by_field_name("index")
     if index is None:
@@ -378,9 +425,51 @@ def _check_expansion(node: Any, src: bytes) -> None:
                     )
 
 
+# Nodes whose text may hold a substitution the grammar took for plain text: in
+# '${x%%$(curl x)}' the '$(curl x)' is a 'regex', in '${x:-`curl x`}' a 'word'.
+_TEXT_NODES = frozenset({"expansion", "word", "regex", "extglob_pattern", "string"})
+_RUNS = frozenset({"command_substitution", "process_substitution", "arithmetic_expansion"})
+
+
+def _check_unparsed(node: Any, src: bytes) -> None:
+    """Refuse ``$(`` or a backtick in ``node`` that the grammar did not parse as one."""
+    start, end = node.start_byte, node.end_byte
+    if b"`" not in src[start:end] and b"$(" not in src[start:end]:
+        return
+    parsed: dict[int, int] = {}  # where a parsed substitution starts -> where it ends
+    stack = list(node.named_children)
+    while stack:
+        part = stack.pop()
+        if part.type in _RUNS:
+            parsed[part.start_byte] = part.end_byte  # its inside is checked when walked
+        else:
+            stack.extend(part.named_children)
+    i = start
+    while i < end:
+        if i in parsed:
+            i = parsed[i]
+            continue
+        byte = src[i]
+        if byte == 0x5C:  # a backslash: the next character is literal
+            i += 2
+            continue
+        if byte == 0x60 or (byte == 0x24 and src[i + 1 : i + 2] == b"("):
+            raise ShellParseError(
+                f"cannot read the command substitution in {_text(node, src)[:60]!r}; "
+                "what it runs is not known"
+            )
+        i += 1
+
+
 def _is_arithmetic_group(node: Any) -> bool:
     """Whether ``node`` is ``(( ... ))``, which the grammar files as a group."""
     return node.type == "compound_statement" and _first_type(node) == "(("
+
+
+def _is_arithmetic_command(node: Any, src: bytes) -> bool:
+    return (
+        node.type == "arithmetic_expansion" and src[node.start_byte : node.start_byte + 2] == b"(("
+    )
 
 
 def _first_type(node: Any) -> str | None:
@@ -439,6 +528,8 @@ class _Walker:
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
         else:
+            if kind in _TEXT_NODES:
+                _check_unparsed(node, src)
             if kind == "variable_assignment":
                 _check_assignment(node, src)
             elif kind == "subscript":
@@ -487,6 +578,11 @@ class _Walker:
         if name is None:
             self.add(Command((), redirects, _text(node, src)))
             return
+        arithmetic = name.named_children[0] if name.named_child_count == 1 else None
+        if arithmetic is not None and _is_arithmetic_command(arithmetic, src):
+            # tree-sitter-bash 0.23 reads '(( x ))' as a command named '$(( x ))'
+            _refuse_arithmetic(arithmetic, src)
+            return
         program, static = _word(name, src)
         if not static:
             raise ShellParseError(
@@ -508,6 +604,7 @@ class _Walker:
             if arg.type == "$":  # $"..." comes out as a lone '$' then a string
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
+        _check_setter((base, *argv[1:]), _text(node, src)[:60])
         self.add(Command(tuple(argv), redirects, _text(node, src)))
         script = self.nested_script(base, args, src)
         if script is not None:
@@ -516,12 +613,13 @@ class _Walker:
 
     def nested_script(self, base: str, args: Sequence[Any], src: bytes) -> str | None:
         """The script ``bash -c`` or ``trap`` would run, or None if there is none."""
-        if base in _SHELLS:
-            index = _shell_script_index(args, src)
-        elif base == "trap":
-            index = _trap_action_index(args, src)
-        else:
+        if base not in _SHELLS and base != "trap":
             return None
+        words: list[str | None] = []  # None for a word only known at run time
+        for arg in args:
+            value, static = _word(arg, src)
+            words.append(value if static else None)
+        index = _trap_action_index(words) if base == "trap" else _shell_script_index(words)
         if index is None:
             return None
         value, static = _word(args[index], src)
@@ -546,11 +644,16 @@ class _Walker:
                 argv.append(text)
             else:
                 argv.append(_word(child, src)[0])
+        _check_setter(argv, _text(node, src)[:60])
         self.add(Command(tuple(argv), inherited, _text(node, src)))
         self.push_children(node, src, ())
 
     def test(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``[[ ... ]]`` or ``[ ... ]`` as a command of its own words."""
+        if _first_type(node) == "((":  # tree-sitter-bash 0.23 files '((i++))' here
+            _refuse_arithmetic(node, src)
+            self.push_children(node, src, ())
+            return
         argv: list[str] = []
         stack = list(reversed(node.children))
         while stack:
@@ -620,6 +723,8 @@ class _Walker:
             )
             targets = node.children_by_field_name("destination")
             target = _word(targets[0], src)[0] if targets else ""
+            if op.endswith("&-") and not targets:  # '2>&-' closes a descriptor: like '2>&' '-'
+                op, target = op[:-1], "-"
             redirects.append(Redirect(op, target))
             words.extend(targets[1:])
         elif kind == "heredoc_redirect":
@@ -688,12 +793,16 @@ def _has_commands(node: Any) -> bool:
     return False
 
 
-def _shell_script_index(args: Sequence[Any], src: bytes) -> int | None:
+def _shell_script_index(words: Sequence[str | None]) -> int | None:
     """Where the ``-c`` script is in a shell's arguments, or None when there is no ``-c``."""
     command_mode = False
     i = 0
-    while i < len(args):
-        word = _text(args[i], src)
+    while i < len(words):
+        word = words[i]
+        if word is None:
+            if command_mode:
+                break  # the script itself, refused by the caller if it is not constant
+            raise ShellParseError("a shell option only known at run time may be -c")
         if word == "--" or word == "-":
             i += 1
             break
@@ -708,16 +817,15 @@ def _shell_script_index(args: Sequence[Any], src: bytes) -> int | None:
                 i += 1  # -o pipefail, -O extglob
             continue
         break
-    return i if command_mode and i < len(args) else None
+    return i if command_mode and i < len(words) else None
 
 
-def _trap_action_index(args: Sequence[Any], src: bytes) -> int | None:
+def _trap_action_index(words: Sequence[str | None]) -> int | None:
     """Where trap's action is (``trap 'rm -f x' EXIT``), or None for a reset or listing."""
-    operands = [i for i, a in enumerate(args) if not _text(a, src).startswith("-")]
-    words = [_text(a, src) for a in args]
     if "--" in words:
-        start = words.index("--") + 1
-        operands = list(range(start, len(args)))
+        operands = list(range(words.index("--") + 1, len(words)))
+    else:
+        operands = [i for i, w in enumerate(words) if w is None or not w.startswith("-")]
     if len(operands) < 2:
         return None
     return operands[0]
