@@ -47,7 +47,8 @@ such a variable's value; assignments to variables that change what any command r
 a ``$(...)`` or backtick that the grammar read as plain text (in some unquoted heredocs,
 in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); misparses
 (a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
-assignment); text bash would not receive as written (NUL characters, lone surrogates);
+assignment, ``cu\\<newline>rl`` read as two words where bash joins them into one);
+text bash would not receive as written (NUL characters, lone surrogates);
 characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
 script nested so deeply that describing its commands would take too much memory.
 
@@ -163,6 +164,9 @@ def _parser() -> Any:
 
 
 _TOO_HIGH = re.compile("[\U00020000-\U0010ffff]")
+# A backslash-newline (an odd run of backslashes before the newline) followed by a
+# character that is not blank: bash removes it and joins what is around it.
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
 
 
 def _parse_tree(script: str) -> tuple[Any, bytes]:
@@ -177,6 +181,15 @@ def _parse_tree(script: str) -> tuple[Any, bytes]:
             f"the command contains U+{ord(high.group()):04X}; characters above U+1FFFF "
             "are not parsed (the bash grammar can crash on them)"
         )
+    for glued in _CONTINUATION.finditer(script):
+        start = glued.start()
+        # bash joins 'cu\<newline>rl' into 'curl'; the grammar reads two words
+        if glued.group(1) or (start > 0 and not script[start - 1].isspace()):
+            near = script[max(start - 10, 0) : glued.end() + 10]
+            raise ShellParseError(
+                f"a line continuation inside a word ({near!r}) cannot be read for sure; "
+                "put a space before the backslash"
+            )
     try:
         # The bash tool sends commands to bash this way too.
         src = script.encode("utf-8", errors="surrogateescape")
