@@ -164,6 +164,15 @@ def _parser() -> Any:
 
 
 _TOO_HIGH = re.compile("[\U00020000-\U0010ffff]")
+# A backslash (an odd run of them) before a space or tab, and the nodes such text is
+# part of when the grammar reads it right.
+_ESCAPED_BLANK = re.compile(rb"(?<!\\)(?:\\\\)*\\[ \t]")
+_OWNS_ESCAPES = frozenset(
+    {
+        *("word", "string", "string_content", "raw_string", "ansi_c_string", "comment"),
+        *("heredoc_body", "heredoc_content", "regex", "extglob_pattern", "concatenation"),
+    }
+)
 # A backslash-newline (an odd run of backslashes before the newline) followed by a
 # character that is not blank: bash removes it and joins what is around it.
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
@@ -198,6 +207,13 @@ def _parse_tree(script: str) -> tuple[Any, bytes]:
     root = _parser().parse(src).root_node
     if root.has_error:
         raise ShellParseError(_syntax_error(root, src))
+    for blank in _ESCAPED_BLANK.finditer(src):
+        # An escaped blank belongs to a word; the grammar sometimes leaves it between
+        # words ('a \\ #$(x)' is a word to bash, a comment to the grammar).
+        owner = root.descendant_for_byte_range(blank.end() - 2, blank.end())
+        if owner is None or owner.type not in _OWNS_ESCAPES:
+            near = _text(owner or root, src)[:60]
+            raise ShellParseError(f"cannot read the escaped blank in {near!r}; quote the word")
     return root, src
 
 
@@ -474,6 +490,45 @@ def _check_unparsed(node: Any, src: bytes) -> None:
         i += 1
 
 
+def _check_gaps(node: Any, src: bytes) -> None:
+    """Refuse what the grammar split where bash does not: an escaped blank between a
+    command's words (``a\\ b``; a backslash-newline is fine), or two words touching."""
+    children = node.children
+    for left, right in itertools.pairwise(children):
+        gap = src[left.end_byte : right.start_byte]
+        if b"\\" in gap.replace(b"\\\n", b""):
+            raise ShellParseError(
+                f"cannot read the escaped blank in {_text(node, src)[:60]!r}; quote the word"
+            )
+        if not gap and _is_word(node, left) and _is_word(node, right):
+            # two words with nothing between are one word to bash ('a'\n is a\n)
+            raise ShellParseError(f"cannot read where a word ends in {_text(node, src)[:60]!r}")
+
+
+def _is_word(parent: Any, node: Any) -> bool:
+    """Whether ``node`` is a word of ``parent``: in a command, any part but a redirection
+    (the grammar makes '==' in 'a ==""' an unnamed argument); elsewhere a named part."""
+    if str(node.type).endswith("redirect"):
+        return False
+    return parent.type == "command" or bool(node.is_named)
+
+
+def _check_comment(node: Any, src: bytes) -> None:
+    """Refuse a comment the grammar saw where bash sees a word (``a \\ #$(x)``)."""
+    start = node.start_byte
+    if start == 0:
+        return
+    before = src[:start]
+    if before[-1:] not in (b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")"):
+        raise ShellParseError(f"cannot read {_text(node, src)[:40]!r} as a comment")
+    escapes = len(before[:-1]) - len(before[:-1].rstrip(b"\\"))
+    if escapes % 2:
+        raise ShellParseError(
+            f"{_text(node, src)[:40]!r} follows an escaped blank, so bash reads it as a word; "
+            "cannot check it"
+        )
+
+
 def _is_arithmetic_group(node: Any) -> bool:
     """Whether ``node`` is ``(( ... ))``, which the grammar files as a group."""
     return node.type == "compound_statement" and _first_type(node) == "(("
@@ -527,6 +582,7 @@ class _Walker:
         if self.tails:
             inherited = (*self.tails.pop(_key(node, src), ()), *inherited)
         if kind == "comment":
+            _check_comment(node, src)
             return
         if kind == "command":
             self.simple_command(node, src, inherited, (), ())
@@ -566,6 +622,7 @@ class _Walker:
         extra: Sequence[Any],
     ) -> None:
         """One ``command`` node (``extra``: words the grammar put after a redirection)."""
+        _check_gaps(node, src)
         name = node.child_by_field_name("name")
         redirects: list[Redirect] = []
         args: list[Any] = []
@@ -644,6 +701,7 @@ class _Walker:
 
     def builtin(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``export``/``declare``/``local``/``readonly``/``typeset``/``unset``."""
+        _check_gaps(node, src)
         argv = [node.children[0].type]
         for child in node.named_children:
             if child.type == "variable_assignment":
@@ -663,6 +721,7 @@ class _Walker:
 
     def test(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``[[ ... ]]`` or ``[ ... ]`` as a command of its own words."""
+        _check_gaps(node, src)
         if _first_type(node) == "((":  # tree-sitter-bash 0.23 files '((i++))' here
             _refuse_arithmetic(node, src)
             self.push_children(node, src, ())
@@ -687,6 +746,7 @@ class _Walker:
     # -- redirections
 
     def redirected(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        _check_gaps(node, src)
         body = node.child_by_field_name("body")
         own: list[Redirect] = []
         extra: list[Any] = []
@@ -729,6 +789,7 @@ class _Walker:
         redirects: list[Redirect] = []
         words: list[Any] = []
         if kind == "file_redirect":
+            _check_gaps(node, src)
             op = "".join(
                 _text(c, src)
                 for c in node.children
