@@ -47,7 +47,8 @@ such a variable's value; assignments to variables that change what any command r
 a ``$(...)`` or backtick that the grammar read as plain text (in some unquoted heredocs,
 in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); misparses
 (a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
-assignment, ``cu\\<newline>rl`` read as two words where bash joins them into one);
+assignment, ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where
+bash reads one, ``echo \\ #$(x)`` read as a comment where bash reads a word);
 text bash would not receive as written (NUL characters, lone surrogates);
 characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
 script nested so deeply that describing its commands would take too much memory.
