@@ -364,6 +364,7 @@ REFUSED = [
     ("typeset -i n", "-i"),
     ("hash -p /tmp/evil git", "hash -p"),
     ("if true; then { a; }; fi; }", "cannot read"),
+    ("! if ( a ); then c; fi", "cannot read"),  # the grammar makes 'if ( a )' a command
     # the grammar crashes the process on some of these (found by fuzzing)
     ("{\U000f7dc0", "U\\+F7DC0"),
     ("{\U0002c6cb", "U\\+2C6CB"),

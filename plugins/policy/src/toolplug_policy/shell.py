@@ -332,7 +332,10 @@ _REFUSED_NAMES = {
 }
 # Bash reserved words never name a command; seeing one as a name means a misparse.
 _RESERVED = frozenset(
-    {"{", "}", "then", "else", "elif", "fi", "do", "done", "esac", "in", "!", "[[", "]]"}
+    {
+        *("{", "}", "then", "else", "elif", "fi", "do", "done", "esac", "in", "!", "[[", "]]"),
+        *("if", "while", "until", "for", "case", "select", "function"),
+    }
 )
 # Variables that change which program a name runs or inject code into every program.
 _SENSITIVE_VARS = frozenset(
