@@ -38,7 +38,8 @@ syntax error, and for what a parser cannot know before the script runs: a comman
 that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or brace expansion
 (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``; ``bash -c`` or ``trap``
 with a script that is not a constant; arithmetic that reads a variable (``$((x))``,
-``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``${a[$i]}``, ``${s:$n}``), indirect
+``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``,
+``${s:$n}``), indirect
 and prompt expansions (``${!x}``, ``${x@P}``), since bash runs a ``$(...)`` hidden in
 such a variable's value; assignments to variables that change what any command runs
 (``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
@@ -426,6 +427,16 @@ def _check_setter(argv: Sequence[str], text: str) -> None:
                 )
 
 
+def _check_test_words(argv: Sequence[str], text: str) -> None:
+    """Refuse ``-v a[x]`` in a test: the index is arithmetic on a variable."""
+    for flag, word in itertools.pairwise(argv):
+        if flag == "-v" and "[" in word and not re.search(r"\[(-?[0-9]+|[@*])\]$", word):
+            raise ShellParseError(
+                f"-v {word} evaluates its index as arithmetic, which can run commands "
+                f"hidden in a variable; cannot check {text!r}"
+            )
+
+
 def _check_subscript(node: Any, src: bytes) -> None:
     index = node.child_by_field_name("index")
     if index is None:
@@ -679,6 +690,8 @@ class _Walker:
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
         _check_setter((base, *argv[1:]), _text(node, src)[:60])
+        if base in ("test", "["):
+            _check_test_words(argv, _text(node, src)[:60])
         self.add(Command(tuple(argv), redirects, _text(node, src)))
         script = self.nested_script(base, args, src)
         if script is not None:
@@ -744,6 +757,7 @@ class _Walker:
                 argv.append(_word(part, src)[0])
             else:
                 argv.append(_text(part, src))
+        _check_test_words(argv, _text(node, src)[:60])
         self.add(Command(tuple(argv), inherited, _text(node, src)))
         self.push_children(node, src, ())
 
