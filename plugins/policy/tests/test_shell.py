@@ -127,6 +127,7 @@ SPLITS = [
         "declare -r x=1; local -x y; hash",
         [("declare", "-r", "x=1"), ("local", "-x", "y"), ("hash",)],
     ),
+    ("unset 'a[1]' x; read 'b[2]'", [("unset", "a[1]", "x"), ("read", "b[2]")]),
     ('git commit -m "fix 🎉 done"', [("git", "commit", "-m", "fix 🎉 done")]),
     ("echo 中文 é", [("echo", "中文", "é")]),
     (
@@ -334,6 +335,11 @@ REFUSED = [
     ("a[$(id)]=1", "index"),
     ("echo ${x:n}", "substring"),
     ("[[ -v a[x] ]]", "-v"),
+    ("unset 'a[x]'", "index"),
+    ("unset a[x]", "cannot read"),  # the grammar splits it in two
+    ("read 'a[$y]' <<< 1", "index"),
+    ('printf -v "a[i]" %s 1', "index"),
+    ("declare 'a[i]=1'", "index"),
     ("[ -v 'a[x]' ]", "-v"),
     ('test -v "a[$i]"', "-v"),
     ("echo ${!ref}", "indirect"),

@@ -39,7 +39,7 @@ that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or brace expan
 (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``; ``bash -c`` or ``trap``
 with a script that is not a constant; arithmetic that reads a variable (``$((x))``,
 ``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``,
-``${s:$n}``), indirect
+``${s:$n}``, and array elements named to ``unset``, ``read``, ``printf -v``), indirect
 and prompt expansions (``${!x}``, ``${x@P}``), since bash runs a ``$(...)`` hidden in
 such a variable's value; assignments to variables that change what any command runs
 (``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
@@ -396,7 +396,8 @@ def _check_assignment(node: Any, src: bytes) -> None:
         )
 
 
-# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...).
+# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...);
+# 'unset' is checked with them for the array indexes it evaluates.
 _SETTERS = frozenset(
     {"read", "printf", "mapfile", "readarray", "declare", "typeset", "local", "export", "readonly"}
 )
@@ -407,12 +408,18 @@ def _check_setter(argv: Sequence[str], text: str) -> None:
     program = argv[0]
     if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
         raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
-    if program not in _SETTERS:
+    if program not in _SETTERS and program != "unset":
         return
     words = argv[1:]
     if program == "printf":  # only 'printf -v NAME' sets a variable
         words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
     for word in words:
+        element = re.match(r"[A-Za-z_][A-Za-z0-9_]*\[(.*?)\]", word)
+        if element and not re.fullmatch(r"-?[0-9]+|[@*]", element.group(1)):
+            raise ShellParseError(
+                f"{program} {word}: the index is evaluated as arithmetic, which can run "
+                f"commands hidden in a variable; cannot check {text!r}"
+            )
         if program in ("declare", "typeset", "local") and re.fullmatch(
             r"-[a-zA-Z]*[ni][a-zA-Z]*", word
         ):
