@@ -34,25 +34,28 @@ words are the outer command's words, so a rule must allow the whole line
 What is refused
 ---------------
 :class:`ShellParseError` is raised, so the caller treats the script as unmatched, for a
-syntax error, and for what a parser cannot know before the script runs: a command name
-that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or brace expansion
-(``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``; ``bash -c`` or ``trap``
-with a script that is not a constant; arithmetic that reads a variable (``$((x))``,
-``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``,
-``${s:$n}``, and array elements named to ``unset``, ``read``, ``printf -v``), indirect
-and prompt expansions (``${!x}``, ``${x@P}``), since bash runs a ``$(...)`` hidden in
-such a variable's value; assignments to variables that change what any command runs
-(``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
-``read``, ``printf -v`` or ``mapfile``, and ``hash -p``; namerefs and integer variables
-(``declare -n``, ``declare -i``), whose later assignments are not what they seem;
-a ``$(...)`` or backtick that the grammar read as plain text (in some unquoted heredocs,
-in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); misparses
-(a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
-assignment, ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where
-bash reads one, ``echo \\ #$(x)`` read as a comment where bash reads a word);
-text bash would not receive as written (NUL characters, lone surrogates);
-characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
-script nested so deeply that describing its commands would take too much memory.
+syntax error and for what cannot be known before the script runs:
+
+* a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
+  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``;
+  ``bash -c`` or ``trap`` with a script that is not a constant;
+* arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
+  variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
+  ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
+  named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
+  prompt expansions (``${!x}``, ``${x@P}``);
+* setting variables that change what any command runs (``PATH``, ``LD_PRELOAD``,
+  ``BASH_ENV``, ``IFS`` and the like), by assignment, ``export``, ``read``,
+  ``printf -v`` or ``mapfile``; ``hash -p``; namerefs and integer variables
+  (``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+* what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
+  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
+  word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
+  ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where bash reads
+  one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
+* text bash would not receive as written (NUL characters, lone surrogates); characters
+  above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
+  nested so deeply that describing its commands would take too much memory.
 
 Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
 ``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
