@@ -554,8 +554,25 @@ def _check_comment(node: Any, src: bytes) -> None:
         )
 
 
-def _is_arithmetic_group(node: Any) -> bool:
-    """Whether ``node`` is ``(( ... ))``, which the grammar files as a group."""
+def _check_part(node: Any, src: bytes) -> None:
+    """The checks of one node that is not a command (see "What is refused")."""
+    kind = node.type
+    if kind in _TEXT_NODES:
+        _check_unparsed(node, src)
+    if kind == "variable_assignment":
+        _check_assignment(node, src)
+    elif kind == "subscript":
+        _check_subscript(node, src)
+    elif kind == "expansion":
+        _check_expansion(node, src)
+    elif _is_arithmetic(node):
+        _refuse_arithmetic(node, src)
+
+
+def _is_arithmetic(node: Any) -> bool:
+    """``$((...))``, ``for ((...))``, or ``((...))``, which the grammar files as a group."""
+    if node.type in ("arithmetic_expansion", "c_style_for_statement"):
+        return True
     return node.type == "compound_statement" and _first_type(node) == "(("
 
 
@@ -622,18 +639,7 @@ class _Walker:
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
         else:
-            if kind in _TEXT_NODES:
-                _check_unparsed(node, src)
-            if kind == "variable_assignment":
-                _check_assignment(node, src)
-            elif kind == "subscript":
-                _check_subscript(node, src)
-            elif kind == "expansion":
-                _check_expansion(node, src)
-            elif kind in ("arithmetic_expansion", "c_style_for_statement") or _is_arithmetic_group(
-                node
-            ):
-                _refuse_arithmetic(node, src)
+            _check_part(node, src)
             self.push_children(node, src, inherited)
 
     # -- commands
