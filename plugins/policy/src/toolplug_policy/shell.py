@@ -34,22 +34,28 @@ words are the outer command's words, so a rule must allow the whole line
 What is refused
 ---------------
 :class:`ShellParseError` is raised, so the caller treats the script as unmatched, for a
-syntax error, and for what a parser cannot know before the script runs: a command name
-that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or brace expansion
-(``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``; ``bash -c`` or ``trap``
-with a script that is not a constant; arithmetic that reads a variable (``$((x))``,
-``((i++))``, ``for ((...))``, ``[[ $x -eq 1 ]]``, ``${a[$i]}``, ``${s:$n}``), indirect
-and prompt expansions (``${!x}``, ``${x@P}``), since bash runs a ``$(...)`` hidden in
-such a variable's value; assignments to variables that change what any command runs
-(``PATH``, ``LD_PRELOAD``, ``BASH_ENV``, ``IFS`` and the like), also through ``export``,
-``read``, ``printf -v`` or ``mapfile``, and ``hash -p``; namerefs and integer variables
-(``declare -n``, ``declare -i``), whose later assignments are not what they seem;
-a ``$(...)`` or backtick that the grammar read as plain text (in some unquoted heredocs,
-in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); misparses
-(a reserved word such as ``then`` or ``}`` read as a command name, ``1=`` read as an
-assignment); text bash would not receive as written (NUL characters, lone surrogates);
-characters above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a
-script nested so deeply that describing its commands would take too much memory.
+syntax error and for what cannot be known before the script runs:
+
+* a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
+  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``;
+  ``bash -c`` or ``trap`` with a script that is not a constant;
+* arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
+  variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
+  ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
+  named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
+  prompt expansions (``${!x}``, ``${x@P}``);
+* setting variables that change what any command runs (``PATH``, ``LD_PRELOAD``,
+  ``BASH_ENV``, ``IFS`` and the like), by assignment, ``export``, ``read``,
+  ``printf -v`` or ``mapfile``; ``hash -p``; namerefs and integer variables
+  (``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+* what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
+  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
+  word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
+  ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where bash reads
+  one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
+* text bash would not receive as written (NUL characters, lone surrogates); characters
+  above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
+  nested so deeply that describing its commands would take too much memory.
 
 Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
 ``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
@@ -163,6 +169,18 @@ def _parser() -> Any:
 
 
 _TOO_HIGH = re.compile("[\U00020000-\U0010ffff]")
+# A backslash (an odd run of them) before a space or tab, and the nodes such text is
+# part of when the grammar reads it right.
+_ESCAPED_BLANK = re.compile(rb"(?<!\\)(?:\\\\)*\\[ \t]")
+_OWNS_ESCAPES = frozenset(
+    {
+        *("word", "string", "string_content", "raw_string", "ansi_c_string", "comment"),
+        *("heredoc_body", "heredoc_content", "regex", "extglob_pattern", "concatenation"),
+    }
+)
+# A backslash-newline (an odd run of backslashes before the newline) followed by a
+# character that is not blank: bash removes it and joins what is around it.
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
 
 
 def _parse_tree(script: str) -> tuple[Any, bytes]:
@@ -177,6 +195,15 @@ def _parse_tree(script: str) -> tuple[Any, bytes]:
             f"the command contains U+{ord(high.group()):04X}; characters above U+1FFFF "
             "are not parsed (the bash grammar can crash on them)"
         )
+    for glued in _CONTINUATION.finditer(script):
+        start = glued.start()
+        # bash joins 'cu\<newline>rl' into 'curl'; the grammar reads two words
+        if glued.group(1) or (start > 0 and not script[start - 1].isspace()):
+            near = script[max(start - 10, 0) : glued.end() + 10]
+            raise ShellParseError(
+                f"a line continuation inside a word ({near!r}) cannot be read for sure; "
+                "put a space before the backslash"
+            )
     try:
         # The bash tool sends commands to bash this way too.
         src = script.encode("utf-8", errors="surrogateescape")
@@ -185,6 +212,13 @@ def _parse_tree(script: str) -> tuple[Any, bytes]:
     root = _parser().parse(src).root_node
     if root.has_error:
         raise ShellParseError(_syntax_error(root, src))
+    for blank in _ESCAPED_BLANK.finditer(src):
+        # An escaped blank belongs to a word; the grammar sometimes leaves it between
+        # words ('a \\ #$(x)' is a word to bash, a comment to the grammar).
+        owner = root.descendant_for_byte_range(blank.end() - 2, blank.end())
+        if owner is None or owner.type not in _OWNS_ESCAPES:
+            near = _text(owner or root, src)[:60]
+            raise ShellParseError(f"cannot read the escaped blank in {near!r}; quote the word")
     return root, src
 
 
@@ -302,7 +336,10 @@ _REFUSED_NAMES = {
 }
 # Bash reserved words never name a command; seeing one as a name means a misparse.
 _RESERVED = frozenset(
-    {"{", "}", "then", "else", "elif", "fi", "do", "done", "esac", "in", "!", "[[", "]]"}
+    {
+        *("{", "}", "then", "else", "elif", "fi", "do", "done", "esac", "in", "!", "[[", "]]"),
+        *("if", "while", "until", "for", "case", "select", "function"),
+    }
 )
 # Variables that change which program a name runs or inject code into every program.
 _SENSITIVE_VARS = frozenset(
@@ -362,7 +399,8 @@ def _check_assignment(node: Any, src: bytes) -> None:
         )
 
 
-# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...).
+# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...);
+# 'unset' is checked with them for the array indexes it evaluates.
 _SETTERS = frozenset(
     {"read", "printf", "mapfile", "readarray", "declare", "typeset", "local", "export", "readonly"}
 )
@@ -373,12 +411,18 @@ def _check_setter(argv: Sequence[str], text: str) -> None:
     program = argv[0]
     if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
         raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
-    if program not in _SETTERS:
+    if program not in _SETTERS and program != "unset":
         return
     words = argv[1:]
     if program == "printf":  # only 'printf -v NAME' sets a variable
         words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
     for word in words:
+        element = re.match(r"[A-Za-z_][A-Za-z0-9_]*\[(.*?)\]", word)
+        if element and not re.fullmatch(r"-?[0-9]+|[@*]", element.group(1)):
+            raise ShellParseError(
+                f"{program} {word}: the index is evaluated as arithmetic, which can run "
+                f"commands hidden in a variable; cannot check {text!r}"
+            )
         if program in ("declare", "typeset", "local") and re.fullmatch(
             r"-[a-zA-Z]*[ni][a-zA-Z]*", word
         ):
@@ -391,6 +435,16 @@ def _check_setter(argv: Sequence[str], text: str) -> None:
                 raise ShellParseError(
                     f"setting {part} changes what commands run; cannot check {text!r}"
                 )
+
+
+def _check_test_words(argv: Sequence[str], text: str) -> None:
+    """Refuse ``-v a[x]`` in a test: the index is arithmetic on a variable."""
+    for flag, word in itertools.pairwise(argv):
+        if flag == "-v" and "[" in word and not re.search(r"\[(-?[0-9]+|[@*])\]$", word):
+            raise ShellParseError(
+                f"-v {word} evaluates its index as arithmetic, which can run commands "
+                f"hidden in a variable; cannot check {text!r}"
+            )
 
 
 def _check_subscript(node: Any, src: bytes) -> None:
@@ -461,8 +515,64 @@ def _check_unparsed(node: Any, src: bytes) -> None:
         i += 1
 
 
-def _is_arithmetic_group(node: Any) -> bool:
-    """Whether ``node`` is ``(( ... ))``, which the grammar files as a group."""
+def _check_gaps(node: Any, src: bytes) -> None:
+    """Refuse what the grammar split where bash does not: an escaped blank between a
+    command's words (``a\\ b``; a backslash-newline is fine), or two words touching."""
+    children = node.children
+    for left, right in itertools.pairwise(children):
+        gap = src[left.end_byte : right.start_byte]
+        if b"\\" in gap.replace(b"\\\n", b""):
+            raise ShellParseError(
+                f"cannot read the escaped blank in {_text(node, src)[:60]!r}; quote the word"
+            )
+        if not gap and _is_word(node, left) and _is_word(node, right):
+            # two words with nothing between are one word to bash ('a'\n is a\n)
+            raise ShellParseError(f"cannot read where a word ends in {_text(node, src)[:60]!r}")
+
+
+def _is_word(parent: Any, node: Any) -> bool:
+    """Whether ``node`` is a word of ``parent``: in a command, any part but a redirection
+    (the grammar makes '==' in 'a ==""' an unnamed argument); elsewhere a named part."""
+    if str(node.type).endswith("redirect"):
+        return False
+    return parent.type == "command" or bool(node.is_named)
+
+
+def _check_comment(node: Any, src: bytes) -> None:
+    """Refuse a comment the grammar saw where bash sees a word (``a \\ #$(x)``)."""
+    start = node.start_byte
+    if start == 0:
+        return
+    before = src[:start]
+    if before[-1:] not in (b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")"):
+        raise ShellParseError(f"cannot read {_text(node, src)[:40]!r} as a comment")
+    escapes = len(before[:-1]) - len(before[:-1].rstrip(b"\\"))
+    if escapes % 2:
+        raise ShellParseError(
+            f"{_text(node, src)[:40]!r} follows an escaped blank, so bash reads it as a word; "
+            "cannot check it"
+        )
+
+
+def _check_part(node: Any, src: bytes) -> None:
+    """The checks of one node that is not a command (see "What is refused")."""
+    kind = node.type
+    if kind in _TEXT_NODES:
+        _check_unparsed(node, src)
+    if kind == "variable_assignment":
+        _check_assignment(node, src)
+    elif kind == "subscript":
+        _check_subscript(node, src)
+    elif kind == "expansion":
+        _check_expansion(node, src)
+    elif _is_arithmetic(node):
+        _refuse_arithmetic(node, src)
+
+
+def _is_arithmetic(node: Any) -> bool:
+    """``$((...))``, ``for ((...))``, or ``((...))``, which the grammar files as a group."""
+    if node.type in ("arithmetic_expansion", "c_style_for_statement"):
+        return True
     return node.type == "compound_statement" and _first_type(node) == "(("
 
 
@@ -514,6 +624,7 @@ class _Walker:
         if self.tails:
             inherited = (*self.tails.pop(_key(node, src), ()), *inherited)
         if kind == "comment":
+            _check_comment(node, src)
             return
         if kind == "command":
             self.simple_command(node, src, inherited, (), ())
@@ -528,18 +639,7 @@ class _Walker:
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
         else:
-            if kind in _TEXT_NODES:
-                _check_unparsed(node, src)
-            if kind == "variable_assignment":
-                _check_assignment(node, src)
-            elif kind == "subscript":
-                _check_subscript(node, src)
-            elif kind == "expansion":
-                _check_expansion(node, src)
-            elif kind in ("arithmetic_expansion", "c_style_for_statement") or _is_arithmetic_group(
-                node
-            ):
-                _refuse_arithmetic(node, src)
+            _check_part(node, src)
             self.push_children(node, src, inherited)
 
     # -- commands
@@ -553,6 +653,7 @@ class _Walker:
         extra: Sequence[Any],
     ) -> None:
         """One ``command`` node (``extra``: words the grammar put after a redirection)."""
+        _check_gaps(node, src)
         name = node.child_by_field_name("name")
         redirects: list[Redirect] = []
         args: list[Any] = []
@@ -605,6 +706,8 @@ class _Walker:
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
         _check_setter((base, *argv[1:]), _text(node, src)[:60])
+        if base in ("test", "["):
+            _check_test_words(argv, _text(node, src)[:60])
         self.add(Command(tuple(argv), redirects, _text(node, src)))
         script = self.nested_script(base, args, src)
         if script is not None:
@@ -631,6 +734,7 @@ class _Walker:
 
     def builtin(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``export``/``declare``/``local``/``readonly``/``typeset``/``unset``."""
+        _check_gaps(node, src)
         argv = [node.children[0].type]
         for child in node.named_children:
             if child.type == "variable_assignment":
@@ -650,6 +754,7 @@ class _Walker:
 
     def test(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``[[ ... ]]`` or ``[ ... ]`` as a command of its own words."""
+        _check_gaps(node, src)
         if _first_type(node) == "((":  # tree-sitter-bash 0.23 files '((i++))' here
             _refuse_arithmetic(node, src)
             self.push_children(node, src, ())
@@ -668,12 +773,14 @@ class _Walker:
                 argv.append(_word(part, src)[0])
             else:
                 argv.append(_text(part, src))
+        _check_test_words(argv, _text(node, src)[:60])
         self.add(Command(tuple(argv), inherited, _text(node, src)))
         self.push_children(node, src, ())
 
     # -- redirections
 
     def redirected(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        _check_gaps(node, src)
         body = node.child_by_field_name("body")
         own: list[Redirect] = []
         extra: list[Any] = []
@@ -716,6 +823,7 @@ class _Walker:
         redirects: list[Redirect] = []
         words: list[Any] = []
         if kind == "file_redirect":
+            _check_gaps(node, src)
             op = "".join(
                 _text(c, src)
                 for c in node.children
