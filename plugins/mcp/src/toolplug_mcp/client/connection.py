@@ -331,6 +331,25 @@ class ServerConnection:
             timeout,
         )
 
+    async def list_prompts(self, timeout: float) -> list[Any]:
+        """The server's prompts (every page); none when it does not offer prompts."""
+
+        async def listed(client: Any) -> list[Any]:
+            if getattr(client.server_capabilities, "prompts", None) is None:
+                return []
+            return list(await asyncio.wait_for(client.list_prompts(), timeout))
+
+        result: list[Any] = await self._request("the request to list its prompts", listed, timeout)
+        return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
+        """One prompt filled in with ``arguments``; the raw MCP ``GetPromptResult``."""
+        return await self._request(
+            f"the request for prompt '{name}'",
+            lambda client: asyncio.wait_for(client.get_prompt_mcp(name, arguments), timeout),
+            timeout,
+        )
+
     async def _request(
         self,
         what: str,
