@@ -349,3 +349,19 @@ def test_server_everything_offers_a_capable_host_all_its_tools(
         ("trigger-long-running-operation", "long", 1, 2),
         ("trigger-long-running-operation", "long", 2, 2),
     ]
+
+
+def test_a_task_that_waits_for_input_asks_the_host(tmp_path: Path, server_everything: Path) -> None:
+    questions: list[Question] = []
+
+    def user(question: Question) -> Answer:
+        questions.append(question)
+        return Answer("accept", {"interpretation": "programming"})
+
+    with load(tmp_path, everything(server_everything), on_elicit=user) as toolset:
+        report = toolset.call("simulate-research-query", {"topic": "python", "ambiguous": True})
+    assert not report.is_error, report.text
+    assert "**Clarification**: programming" in report.text
+    [question] = questions
+    assert question.tool == "simulate-research-query"
+    assert "interpretation" in question.schema["properties"]
