@@ -4,10 +4,12 @@ tools appear, removed ones go, changed ones are replaced, and the host is told."
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
 import toolplug_mcp
+from conftest import HERE
 from test_client_handlers import interactive, wait_for
 from toolplug import Tool, ToolChange, ToolContext, ToolDefinition, Toolset, hookimpl
 from toolplug.testing import registry_from
@@ -120,3 +122,13 @@ def test_an_async_host_sees_the_change_too(tmp_path: Path) -> None:
             return toolset.changes()
 
     assert asyncio.run(host()) == [ToolChange("added", "later")]
+
+
+def test_a_2026_server_is_heard_on_a_listen_stream(tmp_path: Path) -> None:
+    modern = {"command": sys.executable, "args": [str(HERE / "servers" / "modern_server.py")]}
+    with load(tmp_path, {"m": modern}) as toolset:
+        assert toolset.call("grow", {"name": "fresh"}).text.startswith("added fresh")
+        wait_for(lambda: "fresh" in toolset, "the new tool")
+        called = toolset.call("fresh", {"word": "hi"})
+        assert ToolChange("added", "fresh") in toolset.changes()
+    assert called.text == "fresh: hi"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
+from toolplug_mcp.client.listen import listening
 from toolplug_mcp.client.stderr import StderrTail
 from toolplug_mcp.client.tasks import (
     TaskRunner,
@@ -188,12 +189,17 @@ class ServerConnection:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
 
+        def changed() -> None:
+            if self.on_tools_changed is not None:
+                self.on_tools_changed(self)
+
         async def hold() -> None:
             # The client is entered and left by this one task (anyio wants that).
             try:
                 async with client:
                     ready.set_result(None)
-                    await stop.wait()
+                    async with listening(client, self.spec.name, changed):
+                        await stop.wait()
             except BaseException as exc:
                 if not ready.done():
                     ready.set_exception(exc)
