@@ -19,7 +19,14 @@ import pytest
 import toolplug_mcp
 from conftest import HERE
 from toolplug import Tool, ToolContext, Toolset
-from toolplug.interaction import Answer, LogMessage, Progress, Question, SamplingRequest
+from toolplug.interaction import (
+    Answer,
+    Handlers,
+    LogMessage,
+    Progress,
+    Question,
+    SamplingRequest,
+)
 from toolplug.testing import registry_from
 
 INTERACTIVE_SERVER = HERE / "servers" / "interactive_server.py"
@@ -365,3 +372,15 @@ def test_a_task_that_waits_for_input_asks_the_host(tmp_path: Path, server_everyt
     [question] = questions
     assert question.tool == "simulate-research-query"
     assert "interpretation" in question.schema["properties"]
+
+
+def test_during_a_call_the_toolsets_own_handlers_answer(tmp_path: Path) -> None:
+    # The factory's context declares elicitation; a toolset made with its own
+    # handlers answers the questions of its calls.
+    config = {"mcpServers": {"i": interactive()}}
+    declines = Handlers(on_elicit=lambda question: Answer("decline"))
+    accepts = Handlers(on_elicit=lambda question: Answer("accept", {"table": 9, "when": "lunch"}))
+    context = ToolContext(workspace=tmp_path, handlers=declines)
+    with Toolset(toolplug_mcp.mcp_tools(context, config=config), handlers=accepts) as toolset:
+        observation = toolset.call("book", {})
+    assert observation.text == "booked table 9 for lunch"

@@ -127,6 +127,15 @@ class ServerHandlers:
             return next(iter(self._calls.values()))
         return None, None
 
+    def _asked(self, handler: str) -> tuple[Handlers, asyncio.AbstractEventLoop | None, str | None]:
+        """Who answers a server's request: the running call's handlers when it has
+        this one (a host may give each toolset its own), else the connection's; the
+        loop async handlers run on; and the call's tool name (``None`` outside one)."""
+        scope, name = self._only_call()
+        if scope is not None and getattr(scope.handlers, handler) is not None:
+            return scope.handlers, scope.loop, name
+        return self.handlers, scope.loop if scope else None, name
+
     # -- from the server ---------------------------------------------------------------
 
     async def _on_log(self, params: Any) -> None:
@@ -153,24 +162,21 @@ class ServerHandlers:
             stop_sequences=params.stop_sequences,
             model_preferences=_wire(params.model_preferences),
         )
-        scope, _ = self._only_call()
-        loop = scope.loop if scope else None
-        handler = self.handlers.on_sample
+        handlers, loop, _ = self._asked("on_sample")
         # A SamplingError (no handler, a failing one) goes back to the server as the
         # request's error, with its message.
-        result = await _off_loop(handler, lambda: sample(self.handlers, request, loop=loop))
+        result = await _off_loop(handlers.on_sample, lambda: sample(handlers, request, loop=loop))
         return _sampling_result(result)
 
     async def _on_elicit(self, message: str, _type: Any, params: Any, context: Any) -> Any:
         schema = getattr(params, "requested_schema", None)
         if schema is None:  # URL mode: not offered to the host (form mode only)
             return mcp_types.ElicitResult(action="decline")
-        _, name = self._only_call()
+        handlers, loop, name = self._asked("on_elicit")
         question = Question(tool=name, message=message, schema=dict(schema))
-        scope, _ = self._only_call()
-        loop = scope.loop if scope else None
-        handler = self.handlers.on_elicit
-        got: Answer = await _off_loop(handler, lambda: answer(self.handlers, question, loop=loop))
+        got: Answer = await _off_loop(
+            handlers.on_elicit, lambda: answer(handlers, question, loop=loop)
+        )
         content = got.content if got.action == "accept" else None
         return mcp_types.ElicitResult(action=got.action, content=content)
 
