@@ -404,3 +404,17 @@ def test_calling_gives_handlers_to_a_direct_tool_call() -> None:
         assert tool.call({}).text == "done"
     assert recorder.events == expected("chatty", "direct")
     assert current.get() is None
+
+
+def test_the_concepts_pages_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "concepts.md").read_text()
+    section = page.split("## Progress, logs and questions", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    exec(compile(code[1], "docs/concepts.md", "exec", dont_inherit=True), {})
+    printed = capsys.readouterr().out
+    assert "Progress(tool='copy', call_id='call_1', progress=1, total=2" in printed
+    assert printed.count("copied; delete: accept {'delete': False}") == 2

@@ -51,7 +51,7 @@ from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ArgumentError, DispatchError
 from toolplug.formats import ToolFormat, default_formats
-from toolplug.interaction import Handlers, calling
+from toolplug.interaction import DEFAULT_HANDLERS, CallScope, Handlers, current
 from toolplug.model import Observation, ToolCall
 from toolplug.names import NameMap, name_map, provider_name, unknown_tool_message
 from toolplug.runner import describe
@@ -219,21 +219,31 @@ def _call(
 ) -> Observation:
     """Run one job (``loop``: the async caller's, when run in a thread for adispatch)."""
     assert job.tool is not None
+    token = current.set(_scope(job, loop))
     try:
-        with calling(job.handlers, job.tool.name, job.call.id or None, loop=loop):
-            return job.tool.call(job.call.arguments, timeout=timeout)
+        return job.tool.call(job.call.arguments, timeout=timeout)
     except Exception as exc:  # call() never raises; this is the last guard
         return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
+    finally:
+        current.reset(token)
 
 
 async def _acall(job: _Job, timeout: float | None) -> Observation:
     assert job.tool is not None
-    loop = asyncio.get_running_loop()
+    token = current.set(_scope(job, asyncio.get_running_loop()))
     try:
-        with calling(job.handlers, job.tool.name, job.call.id or None, loop=loop):
-            return await job.tool.acall(job.call.arguments, timeout=timeout)
+        return await job.tool.acall(job.call.arguments, timeout=timeout)
     except Exception as exc:
         return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
+    finally:
+        current.reset(token)
+
+
+def _scope(job: _Job, loop: asyncio.AbstractEventLoop | None) -> CallScope:
+    """The call a job's tool runs in: its progress, logs and questions go to the
+    toolset's handlers, marked with the provider's call id."""
+    assert job.tool is not None
+    return CallScope(job.handlers or DEFAULT_HANDLERS, job.tool.name, job.call.id or None, loop)
 
 
 class _Batch:

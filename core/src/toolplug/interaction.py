@@ -41,7 +41,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from toolplug._text import cut
 from toolplug.errors import SamplingError
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from toolplug.context import ToolContext
 
 __all__ = [
+    "DEFAULT_HANDLERS",
     "NO_SAMPLING",
     "Answer",
     "CallScope",
@@ -203,12 +204,11 @@ def handlers_for(context: ToolContext | None) -> Handlers:
 # -- the current call ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CallScope:
+class CallScope(NamedTuple):
     """The call a tool is running in: its host's handlers, its name, the call's id.
 
     ``loop`` is the event loop of an async caller (async handlers run there), ``None``
-    for sync callers.
+    for sync callers. (A named tuple: one is made for every call, and it is cheap.)
     """
 
     handlers: Handlers
@@ -217,7 +217,9 @@ class CallScope:
     loop: asyncio.AbstractEventLoop | None = None
 
 
-#: The call running in this context; set by :func:`calling`, ``None`` outside calls.
+#: The call running in this context, ``None`` outside calls. ``Toolset.call``/``acall``
+#: and dispatch set it around each call (as :func:`calling` does), and the core carries
+#: it into the threads and loops the executor runs in.
 current: contextvars.ContextVar[CallScope | None] = contextvars.ContextVar(
     "toolplug_interaction", default=None
 )

@@ -17,7 +17,7 @@ from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
 from toolplug.formats import FormatRegistry, default_formats
-from toolplug.interaction import Handlers, calling
+from toolplug.interaction import CallScope, Handlers, current
 from toolplug.model import Observation, ToolCall
 from toolplug.registry import ToolRegistry
 
@@ -347,8 +347,11 @@ class Toolset(Mapping[str, AnyTool]):
         tool = self.find(name)
         if tool is None:
             return self.unknown_tool(name)
-        with calling(self.handlers, tool.name, call_id):
+        token = current.set(CallScope(self.handlers, tool.name, call_id))
+        try:
             return tool.call(arguments, timeout=timeout)
+        finally:
+            current.reset(token)
 
     async def acall(
         self,
@@ -362,8 +365,12 @@ class Toolset(Mapping[str, AnyTool]):
         tool = self.find(name)
         if tool is None:
             return self.unknown_tool(name)
-        with calling(self.handlers, tool.name, call_id, loop=asyncio.get_running_loop()):
+        scope = CallScope(self.handlers, tool.name, call_id, asyncio.get_running_loop())
+        token = current.set(scope)
+        try:
             return await tool.acall(arguments, timeout=timeout)
+        finally:
+            current.reset(token)
 
     # -- dispatch and compose (see toolplug.dispatch and toolplug.compose) -------------
 

@@ -4,6 +4,7 @@ process checks."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import socket
@@ -12,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,6 +60,16 @@ def start_http(
     proc = subprocess.Popen([*args, "--plugins", plugins, *extra], env=serve_env(tmp_path))
     wait_for_port(port, proc)
     return proc, f"http://127.0.0.1:{port}/mcp"
+
+
+def rpc_answer(response: Any) -> Any:
+    """The JSON-RPC message of an HTTP answer to a POST: its JSON body, or the last
+    message of its SSE stream (the server answers requests with a stream, on which a
+    call's notifications travel before its result)."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads([d for d in data if d][-1])
+    return response.json()
 
 
 def free_port() -> int:

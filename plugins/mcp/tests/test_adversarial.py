@@ -20,7 +20,16 @@ from typing import Any
 
 import httpx2
 import pytest
-from conftest import HAS_BASH, TOOLPLUG, children_of, is_alive, serve_env, start_http, stop
+from conftest import (
+    HAS_BASH,
+    TOOLPLUG,
+    children_of,
+    is_alive,
+    rpc_answer,
+    serve_env,
+    start_http,
+    stop,
+)
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -209,7 +218,7 @@ class RawSession:
     def call(self, tool: str, arguments: Any) -> dict[str, Any]:
         answer = self.post("tools/call", {"name": tool, "arguments": arguments})
         assert answer.status_code == 200, answer.text
-        result: dict[str, Any] = answer.json()["result"]
+        result: dict[str, Any] = rpc_answer(answer)["result"]
         return result
 
     def delete(self, path: str | None = None, **headers: str) -> httpx2.Response:
@@ -352,7 +361,7 @@ def test_hostile_arguments_are_refused_and_the_session_lives_on(
     # Refused by the JSON-RPC layer (400) or answered with an error result, never a 500.
     if answer.status_code != 400:
         assert answer.status_code == 200, answer.text
-        reply = answer.json()
+        reply = rpc_answer(answer)
         assert reply.get("error") or reply["result"]["isError"], reply
     # The session and its tools are still usable.
     assert session.call("counter", {"step": 3})["structuredContent"]["value"] == 3
@@ -360,7 +369,7 @@ def test_hostile_arguments_are_refused_and_the_session_lives_on(
 
 def test_a_call_of_an_unknown_tool_and_methods_out_of_order(server: str) -> None:
     session = RawSession(server)
-    unknown = session.post("tools/call", {"name": "no-such-tool", "arguments": {}}).json()
+    unknown = rpc_answer(session.post("tools/call", {"name": "no-such-tool", "arguments": {}}))
     assert unknown["error"]["code"] == -32602, unknown  # Invalid params, as the spec lists
     again = session.post("initialize", RawSession.init_params())
     assert again.status_code < 500

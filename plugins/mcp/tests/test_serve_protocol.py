@@ -19,7 +19,7 @@ from typing import Any
 import httpx2
 import pytest
 import toolplug_mcp
-from conftest import TOOLPLUG, free_port, serve_env, start_http, stop
+from conftest import TOOLPLUG, free_port, rpc_answer, serve_env, start_http, stop
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -70,12 +70,13 @@ TRANSPORTS = pytest.mark.parametrize("transport", ["http", "stdio"])
 
 
 @TRANSPORTS
-async def test_the_handshake_advertises_tools_only_as_toolplug(
+async def test_the_handshake_advertises_tools_and_logging_as_toolplug(
     transport: str, tmp_path: Path
 ) -> None:
     async with sdk_session(transport, tmp_path) as (session, init):
-        # No prompts, resources, logging or list changes: toolplug serves none of them.
-        assert init.capabilities.model_dump(by_alias=True, exclude_none=True) == {"tools": {}}
+        # Tools and logging; no prompts, resources or list changes: toolplug serves none.
+        capabilities = init.capabilities.model_dump(by_alias=True, exclude_none=True)
+        assert capabilities == {"tools": {}, "logging": {}}
         assert init.server_info.name == "toolplug"
         assert init.server_info.version == toolplug_mcp.__version__
         listed = await session.list_tools()
@@ -109,7 +110,7 @@ def test_hosts_that_ask_for_prompts_and_resources_anyway_get_empty_lists(
         for method, key in [("prompts/list", "prompts"), ("resources/list", "resources")]:
             answer = http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": method})
             assert answer.status_code == 200, answer.text
-            assert answer.json()["result"][key] == []
+            assert rpc_answer(answer)["result"][key] == []
     finally:
         stop(proc)
 

@@ -29,6 +29,7 @@ from conftest import (
     children_of,
     free_port,
     is_alive,
+    rpc_answer,
     serve_env,
     stop,
     wait_for_port,
@@ -151,10 +152,12 @@ def test_an_idle_session_is_ended_by_the_timer(tmp_path: Path, pids: list[int]) 
             body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
             return http.post(server.url, json=body)
 
-        pids.append(call("spawn", {}).json()["result"]["structuredContent"]["pid"])
+        pids.append(rpc_answer(call("spawn", {}))["result"]["structuredContent"]["pid"])
         if HAS_BASH:
             pids.append(
-                bash_pid(call("bash", {"command": NOHUP}).json()["result"]["content"][0]["text"])
+                bash_pid(
+                    rpc_answer(call("bash", {"command": NOHUP}))["result"]["content"][0]["text"]
+                )
             )
         assert call("counter", {"step": 3}).status_code == 200
         assert all(is_alive(pid) for pid in pids)

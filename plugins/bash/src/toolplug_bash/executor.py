@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolplug import Observation, TextContent, ToolExecutor
+from toolplug.interaction import report_progress
 
 from toolplug_bash.environment import session_env
-from toolplug_bash.output import SecretMasker, render
+from toolplug_bash.output import LiveOutput, SecretMasker, render
 from toolplug_bash.sandbox import Confinement, SandboxConfig
 from toolplug_bash.session import KEYS, Limits, Outcome, ShellError, ShellSession
 from toolplug_bash.types import BashAction, BashObservation
@@ -130,7 +131,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             self._fresh_note = ""
         self._command = action.command
         self._started_at = time.monotonic()
-        outcome = session.run(action.command, self._limits(action))
+        outcome = session.run(action.command, self._limits(action), _live())
         return self._observe(outcome, notes)
 
     def _send_input(
@@ -148,7 +149,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             data = action.command.encode("utf-8", errors="surrogateescape") + b"\n"
         else:
             data = b""
-        outcome = session.send(data, self._limits(action))
+        outcome = session.send(data, self._limits(action), _live())
         return self._observe(outcome, notes)
 
     def _limits(self, action: BashAction) -> Limits:
@@ -293,6 +294,21 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
 
     def _running_for(self) -> str:
         return f"for {time.monotonic() - self._started_at:.0f} s"
+
+
+#: Seconds between two reports of a long command's output to the host.
+LIVE_EVERY = 0.5
+
+
+def _live() -> LiveOutput:
+    """The call's live output: the host's ``on_progress`` gets the output of a command
+    that runs longer than :data:`LIVE_EVERY`, as it arrives, at most that often."""
+    return LiveOutput(_report, LIVE_EVERY)
+
+
+def _report(printed: int, text: str) -> None:
+    # progress: bytes printed so far (it grows with each report); no total is known.
+    report_progress(printed, None, text)
 
 
 def _timeout_problem(value: object) -> str | None:

@@ -1,15 +1,18 @@
 """What a command printed: masked as it streams, bounded in memory, rendered for a model.
 
-The stream flows ``SecretMasker`` -> ``OutputCapture``. The capture keeps the first
-``head`` bytes and a ring of the last ``tail`` bytes; once the output outgrows both, the
-whole stream (up to ``save_limit`` bytes) also goes to a file the model can page through.
-Memory stays at ``head + tail`` plus one read, however much a command prints.
+The stream flows ``SecretMasker`` -> ``OutputCapture`` (-> ``LiveOutput``). The capture
+keeps the first ``head`` bytes and a ring of the last ``tail`` bytes; once the output
+outgrows both, the whole stream (up to ``save_limit`` bytes) also goes to a file the
+model can page through. Memory stays at ``head + tail`` plus one read, however much a
+command prints. A :class:`LiveOutput` passes the output of a long command on to the
+host while it runs, at most every half second.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -69,6 +72,8 @@ class OutputCapture:
         self.total = 0
         self.saved = 0
         self._file: BinaryIO | None = None
+        #: Where the output also goes as it arrives, when a host watches it live.
+        self.live: LiveOutput | None = None
 
     @property
     def truncated(self) -> bool:
@@ -79,6 +84,8 @@ class OutputCapture:
         """Add bytes to the capture."""
         if not data:
             return
+        if self.live is not None:
+            self.live.write(data)
         self.total += len(data)
         room = self.head_limit - len(self.head)
         if room > 0:
@@ -130,6 +137,81 @@ _ESCAPES = re.compile(
 # Control characters a model has no use for (tab and newline are kept).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BACKSPACE = re.compile(r"[^\n\x08]\x08")
+
+
+class LiveOutput:
+    """A long command's output, passed on while it runs: ``send(total_bytes, text)``.
+
+    Nothing is sent for the first ``every`` seconds (a quick command sends nothing),
+    then the output that arrived since the last report, at most once per ``every``
+    seconds (the reader calls :meth:`tick` as it waits), and the rest when the call
+    ends (:meth:`finish`). ``total_bytes`` is how much the command has printed so far,
+    so it grows with each report. At most ``keep`` bytes wait between reports; of more,
+    the start is dropped and a line says how much.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[int, str], None],
+        every: float = 0.5,
+        *,
+        keep: int = 64 * 1024,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.send = send
+        self.every = every
+        self.keep = keep
+        self.clock = clock
+        self.started = clock()
+        self.due = self.started + every
+        self.pending = bytearray()
+        self.dropped = 0
+        self.total = 0
+
+    def write(self, data: bytes) -> None:
+        """Take output as it arrives (masked already)."""
+        self.total += len(data)
+        self.pending += data
+        excess = len(self.pending) - self.keep
+        if excess > 0:
+            del self.pending[:excess]
+            self.dropped += excess
+
+    def tick(self) -> None:
+        """Send what waits, if a report is due."""
+        if self.pending and self.clock() >= self.due:
+            self._send(final=False)
+
+    def finish(self) -> None:
+        """The call ends: send the rest, if the command ran long enough to be reported."""
+        if self.pending and self.clock() >= self.started + self.every:
+            self._send(final=True)
+
+    def _send(self, *, final: bool) -> None:
+        data = bytes(self.pending)
+        if not final:
+            # Hold back a character cut in two by the read (UTF-8 is at most 4 bytes).
+            cut = _utf8_complete(data)
+            data, self.pending = data[:cut], bytearray(data[cut:])
+        else:
+            self.pending = bytearray()
+        note = f"[... {self.dropped} bytes not shown live ...]\n" if self.dropped else ""
+        self.dropped = 0
+        self.due = self.clock() + self.every
+        if data or note:
+            self.send(self.total - len(self.pending), note + render(data))
+
+
+def _utf8_complete(data: bytes) -> int:
+    """How many bytes of ``data`` end on a whole UTF-8 character."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:  # ASCII: whole (stray continuation bytes after it stay invalid)
+            return len(data)
+        if byte >= 0xC0:  # a lead byte: is its character whole?
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(data) if back >= needed else len(data) - back
+    return len(data)
 
 
 def render(data: bytes) -> str:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolplug_bash import procs
-from toolplug_bash.output import OutputCapture, SecretMasker
+from toolplug_bash.output import LiveOutput, OutputCapture, SecretMasker
 from toolplug_bash.sandbox import Confinement, terminal_session
 
 #: Bytes typed for the special keys.
@@ -561,15 +561,18 @@ class ShellSession:
 
     # -- commands --------------------------------------------------------------------
 
-    def run(self, command: str, limits: Limits) -> Outcome:
-        """Start a command and collect its output until it ends or a limit comes."""
+    def run(self, command: str, limits: Limits, live: LiveOutput | None = None) -> Outcome:
+        """Start a command and collect its output until it ends or a limit comes.
+
+        ``live`` also gets the output as it arrives (see :class:`LiveOutput`).
+        """
         if not self.started:
             self.start()
         with self._reading:
-            return self._run(command, limits)
+            return self._run(command, limits, live)
 
-    def _run(self, command: str, limits: Limits) -> Outcome:
-        capture = self._new_capture(limits)
+    def _run(self, command: str, limits: Limits, live: LiveOutput | None) -> Outcome:
+        capture = self._new_capture(limits, live)
         self._drain_into(capture)
         self._quiet_echo()
         data = command.encode("utf-8", errors="surrogateescape")
@@ -587,18 +590,20 @@ class ShellSession:
         self._arm_hard_limit()
         return self._collect(capture, limits)
 
-    def send(self, data: bytes, limits: Limits) -> Outcome:
+    def send(self, data: bytes, limits: Limits, live: LiveOutput | None = None) -> Outcome:
         """Type bytes to the running command (none: just wait) and collect output."""
         with self._reading:
-            capture = self._new_capture(limits)
+            capture = self._new_capture(limits, live)
             if data:
                 self._write(data)
             return self._collect(capture, limits)
 
-    def _new_capture(self, limits: Limits) -> OutputCapture:
+    def _new_capture(self, limits: Limits, live: LiveOutput | None) -> OutputCapture:
         self._outputs += 1
         path = f"{self.workdir}/output-{self._outputs}.log"
-        return OutputCapture(limits.max_output, path, limits.max_saved_output)
+        capture = OutputCapture(limits.max_output, path, limits.max_saved_output)
+        capture.live = live
+        return capture
 
     def _quiet_echo(self) -> None:
         """Undo ``stty echo`` (and the like) of an earlier command before a line is typed:
@@ -653,6 +658,8 @@ class ShellSession:
         reason, exit_code = self._pump(capture, limits)
         capture.write(self.masker.flush())
         capture.finish()
+        if capture.live is not None:
+            capture.live.finish()
         if reason in ("done", "killed", "repaired"):
             self._running_since = None
             self._disarm_hard_limit()
@@ -728,6 +735,8 @@ class ShellSession:
                     self._parse_prompt(body)
                     return "repaired", None
                 return self._ended_by(killing_since), self._parse_prompt(body)
+            if capture.live is not None:
+                capture.live.tick()
             if chunks:
                 last_output = time.monotonic()
                 if mark is None:

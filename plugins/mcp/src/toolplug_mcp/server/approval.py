@@ -4,20 +4,17 @@
 its approver. For a call the policy marks ``ask``, the server sends the calling session
 an elicitation request (a yes/no form) and runs the tool only on an explicit yes. A
 client that did not declare the elicitation capability cannot be asked, so the call is
-refused, as it is with no terminal on the command line.
+refused, as it is with no terminal on the command line. The elicitation itself is the
+one every tool's ``ask`` uses (:mod:`~toolplug_mcp.server.relay`).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Awaitable
 from typing import Any
 
-from fastmcp.server.dependencies import get_context
-from fastmcp.server.elicitation import AcceptedElicitation
-
-log = logging.getLogger("toolplug.mcp")
+from toolplug_mcp.server.relay import can_elicit, elicit, request_context
 
 #: The longest argument text shown in the question.
 MAX_ARGUMENTS_SHOWN = 2000
@@ -30,12 +27,8 @@ def elicit_approval(tool: Any, action: Any, rule: Any) -> bool | Awaitable[bool]
     whose context is the MCP request's); returns ``False`` when the client cannot be
     asked, else the question, which the policy plugin awaits on the server's loop.
     """
-    try:
-        context = get_context()
-        capabilities = context.session.client_capabilities
-    except RuntimeError:  # not inside an MCP request
-        return False
-    if capabilities is None or capabilities.elicitation is None:
+    context = request_context()
+    if context is None or not can_elicit(context):  # outside a request, or no way to ask
         return False
     return _ask(context, question(tool, action, rule))
 
@@ -52,10 +45,15 @@ def question(tool: Any, action: Any, rule: Any) -> str:
     return f"Allow the tool '{tool.name}' to run with {arguments}?{why}"
 
 
+#: The form of a policy question: one yes/no field.
+ALLOW_FORM = {
+    "type": "object",
+    "properties": {"value": {"type": "boolean", "title": "Allow"}},
+    "required": ["value"],
+}
+
+
 async def _ask(context: Any, message: str) -> bool:
-    try:
-        answer = await context.elicit(message, response_type=bool, response_title="Allow")
-    except Exception as exc:  # the client broke off, or answered nonsense: no
-        log.warning("the elicitation for a policy question failed: %s", exc)
-        return False
-    return isinstance(answer, AcceptedElicitation) and answer.data is True
+    # A client that breaks off or answers nonsense gets a decline from elicit(): no.
+    answer = await elicit(context, message, ALLOW_FORM)
+    return answer.action == "accept" and (answer.content or {}).get("value") is True

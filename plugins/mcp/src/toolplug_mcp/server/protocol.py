@@ -1,7 +1,7 @@
 """What the server says about itself, and how it answers what it does not serve.
 
-fastmcp builds a general server: it advertises prompts, resources and logging whether
-or not anything is behind them, and names itself with fastmcp's version. toolplug
+fastmcp builds a general server: it advertises prompts and resources whether or not
+anything is behind them, and names itself with fastmcp's version. toolplug
 serves tools only, so this module makes the handshake say so:
 
 - :class:`AdvertiseServed` puts exactly :data:`SERVED_CAPABILITIES` in the answer to
@@ -32,9 +32,10 @@ from mcp import MCPError
 from toolplug_mcp.server.sessions import connection_of
 
 #: The capabilities ``toolplug mcp serve`` declares: tools, whose list never changes
-#: while it runs (so no ``listChanged``).
+#: while it runs (so no ``listChanged``), and logging (tools' log messages are sent as
+#: ``notifications/message``; see :mod:`~toolplug_mcp.server.relay`).
 SERVED_CAPABILITIES: dict[str, Any] = mcp_types.ServerCapabilities(
-    tools=mcp_types.ToolsCapability()
+    tools=mcp_types.ToolsCapability(), logging=mcp_types.LoggingCapability()
 ).model_dump(by_alias=True, mode="json", exclude_none=True)
 
 

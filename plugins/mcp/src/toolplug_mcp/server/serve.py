@@ -69,13 +69,23 @@ class ServedTool(Tool):
             return ToolResult(
                 content=[mcp_types.TextContent(type="text", text=text)], is_error=True
             )
-        observation = await toolset.acall(self.name, arguments)
+        # The call's progress, logs and questions go back to this request's client
+        # (the session toolset's handlers: see toolplug_mcp.server.relay).
+        observation = await toolset.acall(self.name, arguments, call_id=_request_id())
         result = mcp_types.CallToolResult.model_validate(render(observation, "mcp"))
         return ToolResult(
             content=list(result.content),
             structured_content=result.structured_content,
             is_error=bool(result.is_error),
         )
+
+
+def _request_id() -> str | None:
+    """The id of the MCP request being served (the call id the tools' reports carry)."""
+    try:
+        return str(get_context().request_id)
+    except (RuntimeError, ValueError):
+        return None
 
 
 def _session_tools(sessions: SessionToolsets) -> SessionTools:
@@ -193,9 +203,9 @@ def http_app(
     return server.http_app(
         path=path,
         middleware=middleware,
-        # Plain JSON answers: toolplug tools send no progress mid-call, and JSON is
-        # cheaper than an SSE stream per request.
-        json_response=True,
+        # An SSE stream per request, not a plain JSON answer: a call's progress and log
+        # notifications, and its questions to the user, travel on it.
+        json_response=False,
         **origin_guard(host, allowed_origins),
         session_idle_timeout=sessions.idle_timeout,
     )

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolplug import Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
 
+from toolplug_mcp.server import relay
 from toolplug_mcp.server.security import TOKEN_ENV_VAR
 
 #: Seconds a session may go without a request (and without an open GET stream)
@@ -150,7 +151,11 @@ class SessionToolsets:
     async def load(self) -> Toolset:
         """Create one session's tools (in a worker thread: factories may block)."""
         toolset = await asyncio.to_thread(
-            Toolset.load, self.specs, registry=self.registry, context=self.context
+            Toolset.load,
+            self.specs,
+            registry=self.registry,
+            context=self.context,
+            handlers=relay.HANDLERS,
         )
         if self._closed:  # shut down while the tools were being created
             await toolset.aclose()

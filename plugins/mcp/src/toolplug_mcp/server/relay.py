@@ -1,0 +1,98 @@
+"""What a served tool reports while it runs, relayed to the MCP client that called it.
+
+The session toolsets of ``toolplug mcp serve`` get :data:`HANDLERS`
+(:mod:`toolplug.interaction`): a tool's ``report_progress`` becomes an MCP
+``notifications/progress`` (when the client sent a ``progressToken`` with the call),
+its ``log`` a ``notifications/message`` (at or above the level the client set with
+``logging/setLevel``), and its ``ask`` an elicitation request (when the client declared
+the ``elicitation`` capability; else the question is declined). The policy plugin's
+questions go the same way (:mod:`~toolplug_mcp.server.approval`).
+
+Each handler finds the calling request through fastmcp's request context, which the
+core carries into the threads and tasks a call runs in. Outside a request (nothing to
+relay to), progress and logs go to Python logging and questions are declined.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from fastmcp.server.dependencies import get_context
+from toolplug.interaction import Answer, Handlers, LogMessage, Progress, Question
+
+log = logging.getLogger("toolplug.mcp")
+_tools_log = logging.getLogger("toolplug.tools")
+
+
+def request_context() -> Any:
+    """fastmcp's context of the MCP request being served, or ``None`` outside one."""
+    try:
+        return get_context()
+    except RuntimeError:
+        return None
+
+
+def can_elicit(context: Any) -> bool:
+    """Whether the client of this request declared the elicitation capability."""
+    try:
+        capabilities = context.session.client_capabilities
+    except (AttributeError, RuntimeError):
+        return False
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+async def elicit(context: Any, message: str, schema: Mapping[str, Any]) -> Answer:
+    """Ask the client's user (MCP form-mode elicitation) within this request.
+
+    ``decline`` when the client cannot be asked, breaks off, or answers nonsense.
+    """
+    if not can_elicit(context):
+        return Answer("decline")
+    try:
+        result = await context.session.elicit(
+            message=message,
+            requested_schema=dict(schema),
+            related_request_id=context.request_id,
+        )
+    except Exception as exc:
+        log.warning("an elicitation request to the client failed: %s", exc)
+        return Answer("decline")
+    if result.action == "accept":
+        return Answer("accept", dict(result.content or {}))
+    return Answer("cancel" if result.action == "cancel" else "decline")
+
+
+async def on_progress(event: Progress) -> None:
+    """A tool's progress, as ``notifications/progress`` for the call's progress token."""
+    context = request_context()
+    if context is None:
+        _tools_log.debug("%s progress %s: %s", event.tool, event.progress, event.message)
+        return
+    # fastmcp sends it only when the client gave the call a progressToken.
+    await context.report_progress(event.progress, event.total, event.message)
+
+
+async def on_log(event: LogMessage) -> None:
+    """A tool's log message, as ``notifications/message`` (logger: the tool's name)."""
+    context = request_context()
+    if context is None:
+        _tools_log.info("%s: %s", event.tool, event.message)
+        return
+    extra = None
+    if event.data is not None:
+        extra = event.data if isinstance(event.data, Mapping) else {"data": event.data}
+    await context.log(event.message, event.level, logger_name=event.tool, extra=extra)
+
+
+async def on_elicit(question: Question) -> Answer:
+    """A tool's question, as an elicitation request to the calling client."""
+    context = request_context()
+    if context is None:
+        return Answer("decline")
+    return await elicit(context, question.message, question.schema)
+
+
+#: The handlers every session's tools get.
+HANDLERS = Handlers(on_progress=on_progress, on_log=on_log, on_elicit=on_elicit)
