@@ -384,3 +384,14 @@ def test_during_a_call_the_toolsets_own_handlers_answer(tmp_path: Path) -> None:
     with Toolset(toolplug_mcp.mcp_tools(context, config=config), handlers=accepts) as toolset:
         observation = toolset.call("book", {})
     assert observation.text == "booked table 9 for lunch"
+
+
+def test_a_handler_the_toolset_lacks_is_the_contexts(tmp_path: Path) -> None:
+    # A toolset made with no handlers of its own: the context's handlers serve.
+    config = {"mcpServers": {"i": interactive()}}
+    events: list[Progress] = []
+    context = ToolContext(workspace=tmp_path, handlers=Handlers(on_progress=events.append))
+    with Toolset(toolplug_mcp.mcp_tools(context, config=config)) as toolset:
+        toolset.call("count", {"to": 1}, call_id="c")
+        wait_for(lambda: bool(events), "the progress report")
+    assert events == [Progress("count", "c", 1, 1, "step 1")]

@@ -107,7 +107,7 @@ class ServerHandlers:
         async def progress(amount: float, total: float | None, message: str | None) -> None:
             call_id = scope.call_id if scope else None
             event = Progress(name, call_id, amount, total, message)
-            handlers, loop = self._route(scope)
+            handlers, loop = self._pick(scope, "on_progress")
             await notify(handlers, event, loop=loop)
 
         try:
@@ -115,11 +115,16 @@ class ServerHandlers:
         finally:
             del self._calls[key]
 
-    def _route(self, scope: CallScope | None) -> tuple[Handlers, asyncio.AbstractEventLoop | None]:
-        """The handlers (the call's, else the connection's) and the loop they run on."""
-        if scope is None:
-            return self.handlers, None
-        return scope.handlers, scope.loop
+    def _pick(
+        self, scope: CallScope | None, handler: str
+    ) -> tuple[Handlers, asyncio.AbstractEventLoop | None]:
+        """Whose ``handler`` serves: the call's handlers when they have it (a host may
+        give each toolset its own), else the connection's; and the loop async handlers
+        run on (the async caller's, if any)."""
+        loop = scope.loop if scope is not None else None
+        if scope is not None and getattr(scope.handlers, handler) is not None:
+            return scope.handlers, loop
+        return self.handlers, loop
 
     def _only_call(self) -> tuple[CallScope | None, str | None]:
         """The running call's scope and name when exactly one call to the server runs."""
@@ -128,13 +133,11 @@ class ServerHandlers:
         return None, None
 
     def _asked(self, handler: str) -> tuple[Handlers, asyncio.AbstractEventLoop | None, str | None]:
-        """Who answers a server's request: the running call's handlers when it has
-        this one (a host may give each toolset its own), else the connection's; the
-        loop async handlers run on; and the call's tool name (``None`` outside one)."""
+        """:meth:`_pick` for what the server sends outside a call's own progress: the
+        call is the server's only running one, if any; its tool name comes too."""
         scope, name = self._only_call()
-        if scope is not None and getattr(scope.handlers, handler) is not None:
-            return scope.handlers, scope.loop, name
-        return self.handlers, scope.loop if scope else None, name
+        handlers, loop = self._pick(scope, handler)
+        return handlers, loop, name
 
     # -- from the server ---------------------------------------------------------------
 
@@ -149,7 +152,7 @@ class ServerHandlers:
             data=None if isinstance(data, str) else data,
             logger=params.logger,
         )
-        handlers, loop = self._route(scope) if name else (self.handlers, None)
+        handlers, loop = self._pick(scope, "on_log")
         await notify(handlers, event, loop=loop)
 
     async def _on_sample(self, messages: list[Any], params: Any, context: Any) -> Any:
