@@ -30,6 +30,9 @@ from toolplug.interaction import (
 from toolplug.testing import registry_from
 
 INTERACTIVE_SERVER = HERE / "servers" / "interactive_server.py"
+#: The server-everything release the tests were written against (its tools differ by
+#: release).
+EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
 
 
 def interactive(**extra: object) -> dict[str, object]:
@@ -288,7 +291,7 @@ def server_everything(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("node and npm are needed to install server-everything")
     where = tmp_path_factory.mktemp("everything")
     done = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "@modelcontextprotocol/server-everything"],
+        [npm, "install", "--no-audit", "--no-fund", EVERYTHING],
         cwd=where,
         capture_output=True,
         text=True,
