@@ -32,7 +32,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.definition": ("ToolExecutor", "ToolDefinition", "tool"),
     "toolplug.context": ("ToolContext", "Tool"),
     "toolplug.registry": ("ToolRegistry",),
-    "toolplug.toolset": ("Toolset",),
+    "toolplug.toolset": ("Toolset", "ToolChange"),
     "toolplug.errors": (
         "ToolError",
         "ArgumentError",
@@ -131,4 +131,4 @@ if TYPE_CHECKING:
         SECURITY_RISK_FIELD as SECURITY_RISK_FIELD,
         with_security_risk as with_security_risk,
     )
-    from toolplug.toolset import Toolset as Toolset
+    from toolplug.toolset import ToolChange as ToolChange, Toolset as Toolset

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -25,6 +26,15 @@ if TYPE_CHECKING:
 
 AnyTool = ToolDefinition[Any, Any]
 log = logging.getLogger("toolplug")
+
+
+@dataclass(frozen=True)
+class ToolChange:
+    """A tool that came, went or changed after the toolset was made (see
+    :meth:`Toolset.update`)."""
+
+    kind: Literal["added", "removed", "changed"]
+    name: str
 
 
 class Toolset(Mapping[str, AnyTool]):
@@ -49,6 +59,10 @@ class Toolset(Mapping[str, AnyTool]):
         self._tools: dict[str, AnyTool] = {}
         self._aliases: dict[str, str] = {}
         self._closed = False
+        # What update() took out (closed with the rest) and what it changed.
+        self._retired: list[AnyTool] = []
+        self._changes: list[ToolChange] = []
+        self._update_lock = threading.Lock()
         #: What :meth:`load` left out and why (a tool name two plugins registered).
         self.problems: list[str] = []
         #: The provider formats this toolset exports to and dispatches from: the
@@ -172,6 +186,51 @@ class Toolset(Mapping[str, AnyTool]):
         for alias in aliases:
             if alias != tool.name and alias not in self._tools:
                 self._aliases.setdefault(alias, tool.name)
+        # A tool whose kind can come and go while it runs (an MCP server's tools)
+        # learns its toolset, to bring the changes with update().
+        added_to = getattr(tool, "added_to", None)
+        if callable(added_to):
+            added_to(self)
+
+    def update(
+        self, *, add: Iterable[AnyTool] = (), remove: Iterable[str] = ()
+    ) -> list[ToolChange]:
+        """Add and remove tools after the toolset was made, for tools that change while
+        it lives (an MCP server that says its tool list changed); returns the changes.
+
+        A name both removed and added is a tool that ``changed``. The mapping is
+        replaced whole, so a thread reading the toolset meanwhile sees it before or
+        after, never half-way. Removed tools stay open until the toolset closes (a call
+        may still be running in one). A name already taken raises :class:`ToolError`
+        and nothing changes; a closed toolset takes nothing (the added tools are
+        closed). :meth:`changes` gives the changes to the host.
+        """
+        added, gone = list(add), set(remove)
+        with self._update_lock:
+            if self._closed:
+                for tool in added:
+                    tool.close()
+                return []
+            tools = {name: tool for name, tool in self._tools.items() if name not in gone}
+            for tool in added:
+                if tool.name in tools:
+                    raise ToolError(f"two tools in one toolset are named '{tool.name}'")
+                tools[tool.name] = tool
+            self._retired.extend(self._tools[name] for name in gone if name in self._tools)
+            names = {tool.name for tool in added}
+            changes = [ToolChange("changed" if name in gone else "added", name) for name in names]
+            changes += [ToolChange("removed", name) for name in gone - names if name in self._tools]
+            self._aliases = {a: n for a, n in self._aliases.items() if n in tools}
+            self._tools = tools
+            self._changes.extend(changes)
+        return changes
+
+    def changes(self) -> list[ToolChange]:
+        """The tools added, removed or changed by :meth:`update` since the last time
+        this was asked (for a host that exports its tools again when they change)."""
+        with self._update_lock:
+            changes, self._changes = self._changes, []
+        return changes
 
     def find(self, name: str) -> AnyTool | None:
         """The tool with this name or alias, or ``None``; a tool's own name comes first."""
@@ -348,19 +407,21 @@ class Toolset(Mapping[str, AnyTool]):
     # -- lifetime --------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close every tool's executor, once."""
-        if self._closed:
-            return
-        self._closed = True
-        for tool in self._tools.values():
+        """Close every tool's executor, once (those :meth:`update` removed too)."""
+        with self._update_lock:
+            if self._closed:
+                return
+            self._closed = True
+        for tool in [*self._tools.values(), *self._retired]:
             tool.close()
 
     async def aclose(self) -> None:
         """Close every tool's executor, once, concurrently."""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.gather(*(tool.aclose() for tool in self._tools.values()))
+        with self._update_lock:
+            if self._closed:
+                return
+            self._closed = True
+        await asyncio.gather(*(tool.aclose() for tool in [*self._tools.values(), *self._retired]))
 
     def __enter__(self) -> Toolset:
         return self

@@ -1,8 +1,8 @@
 """toolplug-mcp: every MCP server's tools as toolplug tools, and toolplug tools over MCP.
 
 Loading this plugin is cheap: fastmcp, jsonschema and the MCP SDK are imported only
-when an MCP server is configured (the ``mcp`` factory finds a configuration) or when
-``toolplug mcp ...`` runs.
+when an MCP server is configured (the ``mcp`` factory finds a configuration), when a
+server's prompts are asked for, or when ``toolplug mcp ...`` runs.
 """
 
 from __future__ import annotations
@@ -12,11 +12,16 @@ from typing import TYPE_CHECKING, Any
 from toolplug import hookimpl
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+
     import click
-    from toolplug import ToolContext, ToolDefinition
+    from toolplug import ToolContext, ToolDefinition, Toolset
+
+    from toolplug_mcp.client.prompts import Prompts
 
 __version__ = "0.2.1"
-__all__ = ["mcp_tools", "register_commands", "register_tools"]
+__all__ = ["mcp_tools", "open_prompts", "prompts", "register_commands", "register_tools"]
 
 
 def mcp_tools(
@@ -38,6 +43,28 @@ def mcp_tools(
     )
 
 
+def prompts(toolset: Toolset, *, timeout: float = 30.0) -> Prompts:
+    """The prompts of the MCP servers behind a toolset's MCP tools, over their
+    connections: ``prompts(toolset).list_prompts()``, ``.get_prompt(name, {...})``.
+
+    See :class:`toolplug_mcp.client.prompts.Prompts`.
+    """
+    from toolplug_mcp.client.prompts import Prompts
+
+    return Prompts.of(toolset, timeout)
+
+
+def open_prompts(
+    config: Any = None, *, workspace: str | Path | None = None, timeout: float = 30.0
+) -> AbstractContextManager[Prompts]:
+    """Start the configured MCP servers for their prompts alone (``with open_prompts(
+    config) as found: ...``); they end with the block. ``config`` is read as the ``mcp``
+    factory reads it."""
+    from toolplug_mcp.client.prompts import open_prompts as start
+
+    return start(config, workspace=workspace, timeout=timeout)
+
+
 @hookimpl
 def register_tools(register: Any) -> None:
     """Register the ``mcp`` factory."""
@@ -46,7 +73,7 @@ def register_tools(register: Any) -> None:
 
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    """Add ``toolplug mcp list`` and ``toolplug mcp serve``."""
+    """Add ``toolplug mcp list``, ``toolplug mcp prompts`` and ``toolplug mcp serve``."""
     from toolplug_mcp.cli import mcp_group
 
     cli.add_command(mcp_group)

@@ -1,4 +1,4 @@
-"""``toolplug mcp list`` and ``toolplug mcp serve``."""
+"""``toolplug mcp list``, ``toolplug mcp prompts`` and ``toolplug mcp serve``."""
 
 from __future__ import annotations
 
@@ -126,6 +126,89 @@ def _report(
             }
         )
     return servers
+
+
+@mcp_group.command("prompts")
+@click.argument("server", required=False)
+@click.argument("name", required=False)
+@click.option(
+    "--arg",
+    "args",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An argument of the prompt (repeatable).",
+)
+@click.option(
+    "--mcp-config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"An mcpServers JSON file (default: ${CONFIG_ENV_VAR}, else .toolplug/mcp.json).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds each server may take to start, and to answer.",
+)
+@workspace_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def prompts_command(
+    server: str | None,
+    name: str | None,
+    args: tuple[str, ...],
+    config_path: Path | None,
+    timeout: float,
+    workspace: Path | None,
+    as_json: bool,
+) -> None:
+    """List the MCP servers' prompts (or SERVER's), or get prompt NAME of SERVER filled
+    in with --arg KEY=VALUE."""
+    from dataclasses import asdict
+
+    from toolplug_mcp.client.config import ConfigError
+    from toolplug_mcp.client.prompts import PromptError, open_prompts
+
+    arguments = {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{arg!r} is not KEY=VALUE", param_hint="--arg")
+        arguments[key] = value
+    if args and name is None:
+        raise click.UsageError("--arg goes with a prompt: toolplug mcp prompts SERVER NAME")
+    config = str(config_path) if config_path else None
+    try:
+        with open_prompts(config, workspace=workspace, timeout=timeout) as found:
+            if not found.servers:
+                click.echo(
+                    f"No MCP configuration: pass --mcp-config, set {CONFIG_ENV_VAR}, "
+                    "or write .toolplug/mcp.json in the workspace.",
+                    err=True,
+                )
+                sys.exit(2)
+            if name is None:
+                listed = found.list_prompts(server)
+            else:
+                got = found.get_prompt(name, arguments, server=server)
+    except (ConfigError, PromptError) as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1 if isinstance(exc, PromptError) else 2)
+    if name is not None:
+        click.echo(json.dumps(asdict(got), indent=2) if as_json else got.text())
+        return
+    if as_json:
+        click.echo(json.dumps({"prompts": [asdict(p) for p in listed]}, indent=2))
+        return
+    for prompt in listed:
+        click.echo(f"{prompt.server:<20} {prompt.name}  {prompt.title or ''}".rstrip())
+        if prompt.description:
+            click.echo(f"{'':<20} {prompt.description}")
+        for argument in prompt.arguments:
+            need = "required" if argument.required else "optional"
+            about = f": {argument.description}" if argument.description else ""
+            click.echo(f"{'':<20}   --arg {argument.name}=... ({need}){about}")
 
 
 def _endpoint_path(value: str) -> str:

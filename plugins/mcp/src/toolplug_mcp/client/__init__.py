@@ -6,7 +6,9 @@
 :mod:`~toolplug_mcp.client.oauth` the OAuth sign-in of a remote server,
 :mod:`~toolplug_mcp.client.unauthorized` what its HTTP 401 means,
 :mod:`~toolplug_mcp.client.tasks` and :mod:`~toolplug_mcp.client.tasks_2025` the
-tools that run as tasks),
+tools that run as tasks, :mod:`~toolplug_mcp.client.handlers` the host's handlers a
+server may turn to, :mod:`~toolplug_mcp.client.changes` and :mod:`~toolplug_mcp.client.listen` the
+tool list changes it announces), :mod:`~toolplug_mcp.client.prompts` gives the servers' prompts,
 :mod:`~toolplug_mcp.client.types`, :mod:`~toolplug_mcp.client.executor` and
 :mod:`~toolplug_mcp.client.tool` are the plugin shape (the ``mcp`` factory is in
 ``tool``), with :mod:`~toolplug_mcp.client.schemas`, :mod:`~toolplug_mcp.client.results`,

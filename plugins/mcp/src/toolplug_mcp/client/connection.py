@@ -6,7 +6,9 @@ Everything here runs on the client loop (:mod:`toolplug.loop`). A
 stopped (or after a request saw it die); a :class:`ServerPool` holds the connections of
 one configuration and closes them all when the last tool using them is closed (and, as
 a last resort, when the interpreter exits), so that no server process outlives its
-host.
+host. Each connection serves the host's handlers to its server
+(:mod:`~toolplug_mcp.client.handlers`) and tells its pool when the server's tool list
+changed (:mod:`~toolplug_mcp.client.changes` follows it).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import functools
 import logging
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from toolplug.loop import run_sync
 
 from toolplug_mcp.client.config import ServerSpec
+from toolplug_mcp.client.listen import listening
 from toolplug_mcp.client.stderr import StderrTail
 from toolplug_mcp.client.tasks import (
     TaskRunner,
@@ -33,6 +37,11 @@ from toolplug_mcp.client.tasks import (
 )
 from toolplug_mcp.client.tasks_2025 import call_as_task, serves_tasks
 from toolplug_mcp.client.unauthorized import StatusWatch
+
+if TYPE_CHECKING:
+    from toolplug.interaction import Handlers
+
+    from toolplug_mcp.client.handlers import ServerHandlers
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -78,8 +87,12 @@ def client_identity() -> Any:
 class ServerConnection:
     """One MCP server: its fastmcp client, opened on demand and reopened when it died."""
 
-    def __init__(self, spec: ServerSpec) -> None:
+    def __init__(self, spec: ServerSpec, handlers: ServerHandlers | None = None) -> None:
         self.spec = spec
+        #: The host's handlers, as this server is served them.
+        self.handlers = handlers or _serve(spec.name, None, None)
+        #: Called (on the client loop) when the server says its tool list changed.
+        self.on_tools_changed: Callable[[ServerConnection], None] | None = None
         #: "not connected", "connected", "failed", "disabled" or "closed".
         self.status = "disabled" if spec.disabled else "not connected"
         self.error: str | None = None
@@ -170,16 +183,23 @@ class ServerConnection:
             init_timeout=self.spec.start_timeout,
             # Calls the server runs as tasks are polled to their result.
             extensions=[TaskRunner()],
+            message_handler=_list_changes(self),
+            **self.handlers.client_kwargs(),
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
+
+        def changed() -> None:
+            if self.on_tools_changed is not None:
+                self.on_tools_changed(self)
 
         async def hold() -> None:
             # The client is entered and left by this one task (anyio wants that).
             try:
                 async with client:
                     ready.set_result(None)
-                    await stop.wait()
+                    async with listening(client, self.spec.name, changed):
+                        await stop.wait()
             except BaseException as exc:
                 if not ready.done():
                     ready.set_exception(exc)
@@ -269,21 +289,26 @@ class ServerConnection:
         arguments: dict[str, Any],
         timeout: float,
         notes: list[str] | None = None,
+        tool: str | None = None,
     ) -> Any:
         """Call a tool; returns the raw MCP ``CallToolResult``.
 
         A server found stopped before the call is started again first (said in
         ``notes``). Raises :class:`ServerGone` (the next call reconnects),
         :class:`CallTimedOut` or :class:`CallRefused`, each with a message a model can
-        act on.
+        act on. The server's progress reports (and its log messages while this is its
+        only call) go to the host's handlers marked with ``tool``, the toolplug name.
         """
 
-        def send(client: Any) -> Any:
+        def send(client: Any, progress: Any = None) -> Any:
             if name in self.task_tools:
                 return call_as_task(client.session, name, arguments, timeout)
-            return client.call_tool_mcp(name, arguments, timeout=timeout)
+            return client.call_tool_mcp(name, arguments, timeout=timeout, progress_handler=progress)
 
-        return await self._request(f"tool '{name}'", send, timeout, notes)
+        with self.handlers.call(tool or name) as progress:
+            return await self._request(
+                f"tool '{name}'", lambda client: send(client, progress), timeout, notes
+            )
 
     async def list_resources(self, timeout: float) -> tuple[list[Any], list[Any]]:
         """The server's resources and resource templates (every page of each)."""
@@ -309,6 +334,25 @@ class ServerConnection:
         return await self._request(
             f"the request to read resource '{uri}'",
             lambda client: asyncio.wait_for(client.read_resource_mcp(uri), timeout),
+            timeout,
+        )
+
+    async def list_prompts(self, timeout: float) -> list[Any]:
+        """The server's prompts (every page); none when it does not offer prompts."""
+
+        async def listed(client: Any) -> list[Any]:
+            if getattr(client.server_capabilities, "prompts", None) is None:
+                return []
+            return list(await asyncio.wait_for(client.list_prompts(), timeout))
+
+        result: list[Any] = await self._request("the request to list its prompts", listed, timeout)
+        return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any], timeout: float) -> Any:
+        """One prompt filled in with ``arguments``; the raw MCP ``GetPromptResult``."""
+        return await self._request(
+            f"the request for prompt '{name}'",
+            lambda client: asyncio.wait_for(client.get_prompt_mcp(name, arguments), timeout),
             timeout,
         )
 
@@ -376,6 +420,18 @@ class ServerConnection:
         self.status, self.error = "failed", str(exc) or type(exc).__name__
 
 
+def _list_changes(connection: ServerConnection) -> Any:
+    """A fastmcp message handler that passes ``notifications/tools/list_changed`` on."""
+    from fastmcp.client.messages import MessageHandler
+
+    class ListChanges(MessageHandler):
+        async def on_tool_list_changed(self, message: Any) -> None:
+            if connection.on_tools_changed is not None:
+                connection.on_tools_changed(connection)
+
+    return ListChanges()
+
+
 def _start_failure(exc: BaseException, stderr_lines: list[str]) -> str:
     """Why a server could not be started, with the last lines it wrote on stderr."""
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
@@ -404,9 +460,23 @@ class ServerPool:
     connection. Pools still open at interpreter exit are closed then.
     """
 
-    def __init__(self, specs: list[ServerSpec], source: str = "") -> None:
+    def __init__(
+        self,
+        specs: list[ServerSpec],
+        source: str = "",
+        *,
+        handlers: Handlers | None = None,
+        workspace: Path | None = None,
+    ) -> None:
         self.source = source
-        self.connections = {spec.name: ServerConnection(spec) for spec in specs}
+        self.connections = {
+            spec.name: ServerConnection(spec, _serve(spec.name, handlers, workspace))
+            for spec in specs
+        }
+        #: What follows the servers' tool lists for the toolsets that hold this pool's
+        #: tools (a :class:`~toolplug_mcp.client.changes.ToolsFollower`, set by the
+        #: ``mcp`` factory).
+        self.follower: Any = None
         self._refs = 0
         self._closed = False
         self._guard = threading.Lock()
@@ -464,6 +534,13 @@ class ServerPool:
     async def aclose_connections(self) -> None:
         """Close every connection (runs on the client loop)."""
         await asyncio.gather(*(c.close() for c in self.connections.values()))
+
+
+def _serve(server: str, handlers: Handlers | None, workspace: Path | None) -> ServerHandlers:
+    """The host's handlers (none: the defaults) as one server is served them."""
+    from toolplug_mcp.client.handlers import ServerHandlers
+
+    return ServerHandlers(server, handlers, workspace or Path.cwd())
 
 
 @atexit.register

@@ -38,9 +38,17 @@ class McpExecutor(ServerExecutor):
     on the client loop that owns the connection.
     """
 
-    def __init__(self, pool: ServerPool, connection: ServerConnection, remote_name: str) -> None:
+    def __init__(
+        self,
+        pool: ServerPool,
+        connection: ServerConnection,
+        remote_name: str,
+        tool_name: str | None = None,
+    ) -> None:
         super().__init__(pool, connection)
         self.remote_name = remote_name
+        #: The tool's toolplug name (the server's progress and logs are marked with it).
+        self.tool_name = tool_name or remote_name
 
     async def __call__(self, action: Any) -> Observation:
         return await arun(self._call(action.arguments()))
@@ -49,7 +57,11 @@ class McpExecutor(ServerExecutor):
         notes: list[str] = []
         try:
             result = await self.connection.call_tool(
-                self.remote_name, arguments, self.connection.spec.timeout, notes
+                self.remote_name,
+                arguments,
+                self.connection.spec.timeout,
+                notes,
+                tool=self.tool_name,
             )
         except RequestFailed as exc:
             return with_notes(Observation.error(str(exc)), notes)

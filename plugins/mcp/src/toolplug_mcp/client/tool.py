@@ -13,12 +13,14 @@ from toolplug import (
     ToolContext,
     ToolDefinition,
     ToolError,
+    Toolset,
     describe_schema,
     parse_arguments,
     with_security_risk,
 )
 from toolplug.loop import run_sync
 
+from toolplug_mcp.client.changes import ToolsFollower
 from toolplug_mcp.client.config import load_config
 from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.executor import McpExecutor
@@ -63,17 +65,39 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
             or f"Tool '{remote.name}' of MCP server '{connection.spec.name}'.",
             action_type=action_type,
             observation_type=McpObservation,
-            executor=McpExecutor(pool, connection, remote.name),
+            executor=McpExecutor(pool, connection, remote.name, name),
             annotations=_annotations(wire.get("annotations")),
             title=wire.get("title"),
             meta=meta,
         )
         self.server = connection.spec.name
         self.remote_name: str = remote.name
+        self.pool = pool
+        #: The server's listing of the tool (MCP's wire form), to tell when it changed.
+        self.listing: dict[str, Any] = wire
         self.origin = f"tool '{remote.name}' of MCP server '{self.server}'"
         self._input_schema = exported
         self._output_schema = export_output_schema(wire.get("outputSchema"))
         self._validator = make_validator(raw_input)
+
+    # -- following the server's tool list (see toolplug_mcp.client.changes) -------------
+
+    def added_to(self, toolset: Toolset) -> None:
+        """The core's call when a toolset takes this tool: the toolset is followed."""
+        if self.pool.follower is not None:
+            self.pool.follower.follow(toolset, self)
+
+    def like(self, name: str, remote: Any, connection: ServerConnection) -> McpTool:
+        """Another tool of the pool, made as this one was (the same ``tool_call`` hooks)."""
+        tool = McpTool(name=name, remote=remote, connection=connection, pool=self.pool)
+        bound = tool.bind_hooks(self._hooks, self._context)
+        assert isinstance(bound, McpTool)  # a copy of the tool
+        return bound
+
+    def differs(self, connection: ServerConnection, remote: Any) -> bool:
+        """Whether ``remote`` (a listed tool) is another tool than this, or changed."""
+        same = connection.spec.name == self.server and remote.name == self.remote_name
+        return not same or to_wire(remote) != self.listing
 
     def input_schema(self, *, security_risk: bool = False) -> dict[str, Any]:
         """The server's input schema, as every provider accepts it."""
@@ -143,24 +167,34 @@ def _annotations(raw: Any) -> ToolAnnotations | None:
     return ToolAnnotations(**known)
 
 
-def build_tools(pool: ServerPool, *, resources: bool = True) -> list[ToolDefinition[Any, Any]]:
-    """One definition per tool of every connected server in the pool, and, with
-    ``resources``, the two resource tools of each server that offers resources.
+def plan(pool: ServerPool, taken: set[str]) -> list[tuple[str, ServerConnection, Any]]:
+    """The exported name, connection and listed tool of each tool of the pool's servers.
 
     Names are prefixed as each server's ``prefix`` says: by default with the server's
-    key when several servers are configured (see :meth:`ServerSpec.tool_prefix`).
+    key when several servers are configured (see :meth:`ServerSpec.tool_prefix`). No
+    name in ``taken`` is given; the names given are added to it.
     """
     enabled = [c for c in pool.connections.values() if not c.spec.disabled]
     several = len(enabled) > 1
     listed = [(conn, remote) for conn in enabled for remote in conn.tools]
-    taken: set[str] = set()
     names = exported_names(
         [full_name(conn.spec.tool_prefix(several), remote.name) for conn, remote in listed],
         taken,
     )
+    return [(name, conn, remote) for name, (conn, remote) in zip(names, listed)]
+
+
+def build_tools(pool: ServerPool, *, resources: bool = True) -> list[ToolDefinition[Any, Any]]:
+    """One definition per tool of every connected server in the pool (see :func:`plan`
+    for the names), and, with ``resources``, the two resource tools of each server that
+    offers resources.
+    """
+    enabled = [c for c in pool.connections.values() if not c.spec.disabled]
+    several = len(enabled) > 1
+    taken: set[str] = set()
     tools: list[ToolDefinition[Any, Any]] = [
         McpTool(name=name, remote=remote, connection=conn, pool=pool)
-        for name, (conn, remote) in zip(names, listed)
+        for name, conn, remote in plan(pool, taken)
     ]
     # After every server's own tools, so that those keep their names.
     for conn in enabled:
@@ -188,6 +222,11 @@ def mcp_tools(
     the format has it, wins); ``init_timeout`` bounds each server's start. With
     ``resources`` (the default), a server that offers resources also gets a
     ``list_resources`` and a ``read_resource`` tool.
+
+    The host's handlers (``context.handlers``) are served to the servers (sampling,
+    questions, roots, progress, logs: see :mod:`~toolplug_mcp.client.handlers`), and
+    a toolset holding these tools follows the servers' tool lists
+    (:mod:`~toolplug_mcp.client.changes`).
     """
     if timeout <= 0 or init_timeout <= 0:
         raise ValueError("timeout and init_timeout must be positive numbers of seconds")
@@ -200,7 +239,10 @@ def mcp_tools(
     )
     if loaded is None:
         return []
-    pool = ServerPool(loaded.servers, loaded.source)
+    pool = ServerPool(
+        loaded.servers, loaded.source, handlers=context.handlers, workspace=context.workspace
+    )
+    pool.follower = ToolsFollower(pool, plan)
     try:
         # A server signed in to with OAuth may wait for a person in a browser.
         start = max((s.start_timeout for s in loaded.servers), default=init_timeout)

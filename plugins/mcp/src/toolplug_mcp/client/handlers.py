@@ -1,0 +1,246 @@
+"""The host's handlers, serving an MCP server: sampling, questions, roots, progress, logs.
+
+A server may turn to its client: ask the host's model for a completion (sampling), ask
+the user a question with a small form (elicitation), ask which directories it may work
+in (roots), and send progress reports and log messages. :class:`ServerHandlers` gives
+one server's connection what the host supplied in its
+:class:`toolplug.interaction.Handlers` (the ``ToolContext.handlers`` of the ``mcp``
+factory, which ``Toolset.load`` fills):
+
+- sampling is declared only with an ``on_sample``, elicitation only with an
+  ``on_elicit`` (form mode; a URL-mode request is declined), so a server never asks for
+  what the host cannot give;
+- roots (the workspace, then ``Handlers.roots``) are declared when the host gave any
+  handler or root: a host that gave none gets the client it had before;
+- progress of a call goes to ``on_progress`` marked with the call's toolplug name and
+  id; log messages go to ``on_log``, marked with the call's name and id when one call
+  to the server is running, else with the server's key (without these handlers, both
+  go to Python logging, logger ``toolplug.tools``).
+
+A sync ``on_elicit`` or ``on_sample`` (a person at a prompt, a blocking model call) runs
+in a worker thread, so that the client loop, which every server shares, goes on.
+
+Imports the MCP SDK: loaded only when a server is opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import mcp_types
+from toolplug.interaction import (
+    Answer,
+    CallScope,
+    Handlers,
+    LogMessage,
+    Progress,
+    Question,
+    SamplingRequest,
+    answer,
+    current,
+    notify,
+    sample,
+)
+
+T = TypeVar("T")
+
+#: The model named in a sampling result whose handler answered with plain text.
+UNKNOWN_MODEL = "unknown"
+
+
+class ServerHandlers:
+    """The host's handlers as one server's connection uses them (see the module)."""
+
+    def __init__(self, server: str, handlers: Handlers | None, workspace: Path) -> None:
+        self.server = server
+        self.handlers = handlers if handlers is not None else Handlers()
+        self.workspace = workspace
+        # The calls to this server now running: a key per call -> (its scope, its name).
+        self._calls: dict[int, tuple[CallScope | None, str]] = {}
+        self._keys = itertools.count()
+
+    # -- what the fastmcp client is given --------------------------------------------
+
+    def client_kwargs(self) -> dict[str, Any]:
+        """The ``fastmcp.Client`` arguments that declare and serve what the host gave."""
+        kwargs: dict[str, Any] = {"log_handler": self._on_log}
+        if self.handlers.on_sample is not None:
+            kwargs["sampling_handler"] = self._on_sample
+        if self.handlers.on_elicit is not None:
+            kwargs["elicitation_handler"] = self._on_elicit
+        if self.handlers != Handlers():
+            kwargs["roots"] = self.roots()
+        return kwargs
+
+    def roots(self) -> list[Any]:
+        """The roots offered: the workspace first, then each of ``Handlers.roots``."""
+        added = [Path(root).expanduser().resolve() for root in self.handlers.roots]
+        paths = [self.workspace, *added]
+        names = ["workspace", *(path.name or str(path) for path in paths[1:])]
+        return [
+            mcp_types.Root.model_validate({"uri": path.as_uri(), "name": name})
+            for path, name in zip(paths, names)
+        ]
+
+    # -- calls -------------------------------------------------------------------------
+
+    @contextmanager
+    def call(self, tool: str) -> Iterator[Callable[[float, float | None, str | None], Any]]:
+        """Mark a call of toolplug tool ``tool`` as running; yields its progress handler.
+
+        The call's scope (:data:`toolplug.interaction.current`: the toolset's handlers,
+        the name the toolset knows the tool by, the provider's call id) is read here, on
+        the call's own context; notifications arrive later on the connection's task.
+        """
+        scope = current.get()
+        name = scope.tool if scope is not None and scope.tool else tool
+        key = next(self._keys)
+        self._calls[key] = (scope, name)
+
+        async def progress(amount: float, total: float | None, message: str | None) -> None:
+            call_id = scope.call_id if scope else None
+            event = Progress(name, call_id, amount, total, message)
+            handlers, loop = self._pick(scope, "on_progress")
+            await notify(handlers, event, loop=loop)
+
+        try:
+            yield progress
+        finally:
+            del self._calls[key]
+
+    def _pick(
+        self, scope: CallScope | None, handler: str
+    ) -> tuple[Handlers, asyncio.AbstractEventLoop | None]:
+        """Whose ``handler`` serves: the call's handlers when they have it (a host may
+        give each toolset its own), else the connection's; and the loop async handlers
+        run on (the async caller's, if any)."""
+        loop = scope.loop if scope is not None else None
+        if scope is not None and getattr(scope.handlers, handler) is not None:
+            return scope.handlers, loop
+        return self.handlers, loop
+
+    def _only_call(self) -> tuple[CallScope | None, str | None]:
+        """The running call's scope and name when exactly one call to the server runs."""
+        if len(self._calls) == 1:
+            return next(iter(self._calls.values()))
+        return None, None
+
+    def _asked(self, handler: str) -> tuple[Handlers, asyncio.AbstractEventLoop | None, str | None]:
+        """:meth:`_pick` for what the server sends outside a call's own progress: the
+        call is the server's only running one, if any; its tool name comes too."""
+        scope, name = self._only_call()
+        handlers, loop = self._pick(scope, handler)
+        return handlers, loop, name
+
+    # -- from the server ---------------------------------------------------------------
+
+    async def _on_log(self, params: Any) -> None:
+        scope, name = self._only_call()
+        data = params.data
+        event = LogMessage(
+            tool=name or self.server,
+            call_id=scope.call_id if scope else None,
+            level=params.level,
+            message=_log_text(data),
+            data=None if isinstance(data, str) else data,
+            logger=params.logger,
+        )
+        handlers, loop = self._pick(scope, "on_log")
+        await notify(handlers, event, loop=loop)
+
+    async def _on_sample(self, messages: list[Any], params: Any, context: Any) -> Any:
+        request = SamplingRequest(
+            server=self.server,
+            messages=[_wire(message) for message in messages],
+            system_prompt=params.system_prompt,
+            max_tokens=params.max_tokens,
+            temperature=params.temperature,
+            stop_sequences=params.stop_sequences,
+            model_preferences=_wire(params.model_preferences),
+        )
+        handlers, loop, _ = self._asked("on_sample")
+        # A SamplingError (no handler, a failing one) goes back to the server as the
+        # request's error, with its message.
+        result = await _off_loop(handlers.on_sample, lambda: sample(handlers, request, loop=loop))
+        return _sampling_result(result)
+
+    async def _on_elicit(self, message: str, _type: Any, params: Any, context: Any) -> Any:
+        schema = getattr(params, "requested_schema", None)
+        if schema is None:  # URL mode: not offered to the host (form mode only)
+            return mcp_types.ElicitResult(action="decline")
+        handlers, loop, name = self._asked("on_elicit")
+        question = Question(tool=name, message=message, schema=dict(schema))
+        got: Answer = await _off_loop(
+            handlers.on_elicit, lambda: answer(handlers, question, loop=loop)
+        )
+        content = got.content if got.action == "accept" else None
+        return mcp_types.ElicitResult(action=got.action, content=content)
+
+
+async def _off_loop(handler: Any, run: Callable[[], Awaitable[T]]) -> T:
+    """Await ``run()``; in a worker thread (with a loop of its own) when ``handler`` is a
+    plain function, which may block for as long as a person or a model takes."""
+    if (
+        handler is None
+        or inspect.iscoroutinefunction(handler)
+        or inspect.iscoroutinefunction(
+            getattr(handler, "__call__", None)  # noqa: B004 - an object with async __call__
+        )
+    ):
+        return await run()
+
+    def in_thread() -> T:
+        async def whole() -> T:
+            return await run()
+
+        return asyncio.run(whole())
+
+    return await asyncio.to_thread(in_thread)
+
+
+def _sampling_result(result: str | dict[str, Any]) -> Any:
+    """The handler's answer as MCP's ``CreateMessageResult``.
+
+    Text becomes the assistant's text; a dict is a ``CreateMessageResult`` (its ``role``
+    defaults to ``assistant`` and its ``model`` to ``unknown``), or a bare content block.
+    """
+    if isinstance(result, str):
+        content = mcp_types.TextContent(type="text", text=result)
+        return mcp_types.CreateMessageResult(role="assistant", model=UNKNOWN_MODEL, content=content)
+    fields: dict[str, Any] = dict(result) if "content" in result else {"content": result}
+    fields.setdefault("role", "assistant")
+    fields.setdefault("model", UNKNOWN_MODEL)
+    try:
+        return mcp_types.CreateMessageResult.model_validate(fields)
+    except ValueError as exc:
+        raise ValueError(
+            "the host's sampling handler returned a dict that is not a CreateMessageResult "
+            f"(role, content, model) or a content block: {exc}"
+        ) from None
+
+
+def _wire(value: Any) -> Any:
+    """An SDK model in MCP's wire form (camelCase keys, no unset fields)."""
+    if value is None:
+        return None
+    dump = getattr(value, "model_dump", None)
+    return dump(by_alias=True, mode="json", exclude_none=True) if callable(dump) else value
+
+
+def _log_text(data: Any) -> str:
+    """A log notification's ``data`` as one line: the text, a dict's ``message``, or JSON."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return str(data["message"])
+    try:
+        return json.dumps(data, default=str)
+    except (TypeError, ValueError):
+        return repr(data)
