@@ -381,3 +381,19 @@ def test_security_risk_declared_by_the_model_for_bash(tmp_path: Path, workspace:
         assert not low.is_error and "low" in low.text
         high = toolset.call("bash", {"command": "echo high", "security_risk": "HIGH"})
         assert high.is_error and "high-risk calls need a person" in high.text
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_the_sandbox_example_in_the_docs_runs(tmp_path: Path) -> None:
+    """docs/safety.md's sandbox example, run as written in a project with a policy: the
+    sandboxed shell sees an empty home."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "safety.md").read_text()
+    (example,) = [b for b in docs.split("```python\n")[1:] if '"sandbox": "bwrap"' in b]
+    code = example.split("```")[0]
+    (tmp_path / "policy.toml").write_text('default = "allow"\n')
+    (tmp_path / "notes.txt").write_text("in the workspace\n")
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("(no output)\n[Exit code 0."), done.stdout
