@@ -630,3 +630,21 @@ def test_load_policy_errors_stop_the_load() -> None:
         ToolRegistry().apply_policy("read-only")
     with pytest.raises(PolicyError, match="pip install toolplug-policy"):
         Toolset.load(["say"], registry=registry_from(speak_tools()), policy="read-only")
+
+
+def _policy_plugin_installed() -> bool:
+    from toolplug.plugins import installed_entry_points
+
+    return any(ep.name == "policy" for ep in installed_entry_points())
+
+
+@pytest.mark.skipif(_policy_plugin_installed(), reason="toolplug-policy is installed here")
+def test_load_policy_without_the_policy_plugin_says_how_to_get_it(tmp_path: Path) -> None:
+    """The core's own env has no toolplug-policy: asking for a policy, by argument or by
+    TOOLPLUG_POLICY, for a selective load or a full one, names the fix."""
+    policy = tmp_path / "policy.toml"
+    policy.write_text('default = "deny"\n')
+    with pytest.raises(PolicyError, match="pip install toolplug-policy"):
+        ToolRegistry.from_plugins(tools=["echo"], policy=policy)
+    with pytest.raises(PolicyError, match="pip install toolplug-policy"):
+        ToolRegistry.from_plugins(policy=policy)

@@ -109,13 +109,16 @@ class ToolRegistry:
             policy = os.environ.get(POLICY_ENV_VAR) or None
         selection = _plugins.parse_selection(plugins)
         eps = _plugins.installed_entry_points()
-        if policy is not None and selection is not None and POLICY_PLUGIN not in selection:
+        # The policy plugin comes with a policy, whatever the selection; when it is not
+        # installed, apply_policy below says how to get it.
+        enforcer = [POLICY_PLUGIN] if policy is not None and _installed(eps, POLICY_PLUGIN) else []
+        if enforcer and selection is not None and POLICY_PLUGIN not in selection:
             selection = [*selection, POLICY_PLUGIN]
         registry: ToolRegistry | None = None
         if selection is None and tools is not None:
             wanted = sorted(set(tools))
             if {ep.name for ep in eps}.issuperset(wanted):
-                names = wanted + ([POLICY_PLUGIN] if policy is not None else [])
+                names = wanted + enforcer
                 registry = cls.from_plugin_manager(*_plugins.load_plugins(names, eps=eps))
                 if not all(name in registry for name in wanted):
                     registry = None
@@ -362,6 +365,10 @@ class ToolRegistry:
                     "not ToolDefinition objects"
                 )
         return [tool.bind_hooks(self._hooks, context) for tool in tools]
+
+
+def _installed(eps: Iterable[Any], name: str) -> bool:
+    return any(ep.name == name for ep in eps)
 
 
 def _clash_message(entry: Registration) -> str:

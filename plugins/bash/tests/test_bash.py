@@ -51,10 +51,13 @@ def test_state_persists_between_calls(bash: Bash, tmp_path: Path) -> None:
 @both_modes
 def test_virtualenv_activation_persists(make_bash: MakeBash, tmp_path: Path) -> None:
     # The venv's interpreter links to the one running the tests, which may live in the
-    # home (pyenv) that a sandbox hides: make_bash then exposes it (see conftest).
+    # home (pyenv) that a sandbox hides: make_bash then exposes it (see conftest). Made
+    # from the real interpreter, not the test env's (in tox's dir, maybe under the /tmp a
+    # sandbox replaces), so its link points at what the sandbox shows.
     bash = make_bash()
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    base = os.path.realpath(sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     run(bash, f"source {venv}/bin/activate")
     observation = run(bash, "python -c 'import sys; print(sys.prefix)'")
     assert observation.output.strip() == str(venv)
