@@ -18,6 +18,14 @@ workspace_option = click.option(
     default=None,
     help="The workspace directory (default: the current directory).",
 )
+config_option = click.option(
+    "--mcp-config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"An mcpServers JSON file (default: ${CONFIG_ENV_VAR}, else .toolplug/mcp.json).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
 @click.group("mcp")
@@ -26,13 +34,7 @@ def mcp_group() -> None:
 
 
 @mcp_group.command("list")
-@click.option(
-    "--mcp-config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help=f"An mcpServers JSON file (default: ${CONFIG_ENV_VAR}, else .toolplug/mcp.json).",
-)
+@config_option
 @click.option(
     "--timeout",
     type=float,
@@ -41,7 +43,7 @@ def mcp_group() -> None:
     help="Seconds each server may take to start.",
 )
 @workspace_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 def list_command(
     config_path: Path | None, timeout: float, workspace: Path | None, as_json: bool
 ) -> None:
@@ -138,13 +140,7 @@ def _report(
     metavar="KEY=VALUE",
     help="An argument of the prompt (repeatable).",
 )
-@click.option(
-    "--mcp-config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help=f"An mcpServers JSON file (default: ${CONFIG_ENV_VAR}, else .toolplug/mcp.json).",
-)
+@config_option
 @click.option(
     "--timeout",
     type=float,
@@ -153,7 +149,7 @@ def _report(
     help="Seconds each server may take to start, and to answer.",
 )
 @workspace_option
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 def prompts_command(
     server: str | None,
     name: str | None,
