@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import toolplug_glob
 from conftest import make_tree, write
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from toolplug import Tool, ToolContext
 from toolplug.formats import render
 from toolplug.testing import registry_from
@@ -267,6 +267,8 @@ def test_a_host_timeout_that_is_no_bound_still_searches(
 _DIRS = ["src", "lib", "build", "a", ".h", "b{c}"]
 _NAMES = ["a.py", "b.md", "test_c.py", "d.txt", ".e.py", "f.log", "keep.log", "x", "[y].py"]
 _RULES = ["build/", "*.log", "!keep.log", "/a/", "*.md", "src/*.txt", "lib/", "x"]
+#: The rules anchored to their .gitignore's directory (a slash before the end).
+_ANCHORED = {"/a/", "src/*.txt"}
 _PREFIXES = ["", "**/", "*/", "src/", "build/", "lib/build/", "{src,lib}/**/", ".h/", "a/**/"]
 _MIDDLES = ["", "**/", "*/", "build/", "[ab]/", "{a,build}/"]
 _LASTS = [
@@ -322,6 +324,9 @@ def test_engines_agree_on_random_trees_and_patterns(
     path: str | None,
     link: str | None,
 ) -> None:
+    # A known bug, pinned by test_a_parent_ignore_files_anchored_rule_below_the_path:
+    # left out here so that this property keeps checking everything else.
+    assume(not (path and any(rule in _ANCHORED for rule in ignores.get("", []))))
     root = tmp_path_factory.mktemp("tree")
     for age, (dirs, name) in enumerate(tree):
         write(root, "/".join([*dirs, name]), age=age)
@@ -339,3 +344,21 @@ def test_engines_agree_on_random_trees_and_patterns(
             assert got.text == expected.text
         else:
             assert got.files == expected.files, (arguments, expected.text, got.text)
+
+
+@needs_rg
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug: ripgrep applies a parent directory's anchored .gitignore rule "
+    "relative to the searched subdirectory, and the fast engine inherits it",
+)
+def test_a_parent_ignore_files_anchored_rule_below_the_path(tmp_path: Path) -> None:
+    """Found by the property above on 2026-11-24: the root's `src/*.txt` ignores
+    `src/x.txt` only, as git reads it; searching in `src`, ripgrep also drops
+    `src/src/d.txt` (the portable engine keeps it, as git does)."""
+    make_tree(tmp_path, {"src/src/d.txt": 1, "src/x.txt": 2})
+    (tmp_path / ".gitignore").write_text("src/*.txt\n")
+    fast, portable = _both(tmp_path)
+    arguments = {"pattern": "**", "path": "src"}
+    assert portable.call(arguments).files == ["src/d.txt"]
+    assert fast.call(arguments).files == ["src/d.txt"]
