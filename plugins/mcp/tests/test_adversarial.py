@@ -323,8 +323,10 @@ def test_unknown_session_ids_are_refused(
         answer = httpx2.request(method, server, json=body, headers=headers, timeout=30)
     except httpx2.LocalProtocolError:
         pass  # not even sent: the client refuses the header (a NUL, say)
-    except httpx2.RemoteProtocolError:
-        pass  # the HTTP server dropped a request it could not parse: nothing was served
+    except (httpx2.RemoteProtocolError, httpx2.ReadError):
+        # The HTTP server dropped a request it could not parse (a 60 kB header), by
+        # closing or by resetting the connection: nothing was served.
+        pass
     else:
         assert answer.status_code in (400, 404, 405, 406, 413, 431), answer.text
     # No tools were created for the id, and the server still serves everyone else.

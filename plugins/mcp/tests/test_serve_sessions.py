@@ -261,5 +261,5 @@ def test_a_stdio_client_killed_mid_call(tmp_path: Path, pids: list[int]) -> None
             client.kill()
             client.wait(10)
     assert "closed at 1" in (tmp_path / "closed.txt").read_text()
+    # No traceback; a logged line naming the broken pipe may remain (seen on 3.13).
     assert "Traceback" not in errors.read_text()
-    assert "BrokenPipeError" not in errors.read_text()
