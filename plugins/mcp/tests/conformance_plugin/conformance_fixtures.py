@@ -163,9 +163,7 @@ ENUMS_FORM = {
         },
         "titledMulti": {
             "type": "array",
-            "items": {
-                "anyOf": _titled("value", ["First Choice", "Second Choice", "Third Choice"])
-            },
+            "items": {"anyOf": _titled("value", ["First Choice", "Second Choice", "Third Choice"])},
         },
     },
 }
