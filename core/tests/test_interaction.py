@@ -35,8 +35,10 @@ from toolplug.interaction import (
     Question,
     SamplingRequest,
     aask,
+    aask_model,
     answer,
     ask,
+    ask_model,
     calling,
     current,
     handlers_for,
@@ -314,6 +316,59 @@ def test_a_bad_schema_is_the_tools_error() -> None:
     observation = Toolset([tool]).call("bad", {})
     assert observation.is_error
     assert "JSON object schema" in observation.text
+
+
+# -- the host's model ---------------------------------------------------------------------
+
+
+def summing_up(action: Step) -> Observation:
+    return Observation.from_text(f"model: {ask_model(action.label, max_tokens=50)}")
+
+
+async def asumming_up(action: Step) -> Observation:
+    return Observation.from_text(f"model: {await aask_model(action.label, max_tokens=50)}")
+
+
+def model_answers(handlers: Handlers) -> list[Observation]:
+    """Each tool that asks the model, called sync and async."""
+    tools = [
+        ToolDefinition(name="sum_up", description="S.", action_type=Step, executor=summing_up),
+        ToolDefinition(name="asum_up", description="S.", action_type=Step, executor=asumming_up),
+    ]
+    toolset = Toolset(tools, handlers=handlers)
+    out = []
+    for name in ("sum_up", "asum_up"):
+        out.append(toolset.call(name, {"label": "say hi"}))
+        out.append(asyncio.run(toolset.acall(name, {"label": "say hi"})))
+    return out
+
+
+def test_a_tool_asks_the_hosts_model_through_on_sample() -> None:
+    requests: list[SamplingRequest] = []
+
+    def on_sample(request: SamplingRequest) -> str:
+        requests.append(request)
+        return "hi"
+
+    async def aon_sample(request: SamplingRequest) -> str:
+        await asyncio.sleep(0)
+        return "hello"
+
+    assert [o.text for o in model_answers(Handlers(on_sample=on_sample))] == ["model: hi"] * 4
+    assert [o.text for o in model_answers(Handlers(on_sample=aon_sample))] == ["model: hello"] * 4
+    assert {r.server for r in requests} == {"sum_up", "asum_up"}
+    assert requests[0].messages == [{"role": "user", "content": {"type": "text", "text": "say hi"}}]
+    assert requests[0].max_tokens == 50
+
+
+def test_without_a_model_the_tool_gets_an_error_observation_naming_why() -> None:
+    def broken(request: SamplingRequest) -> str:
+        raise RuntimeError("quota exceeded")
+
+    for observation in model_answers(Handlers()):
+        assert observation.is_error and NO_SAMPLING in observation.text
+    for observation in model_answers(Handlers(on_sample=broken)):
+        assert observation.is_error and "quota exceeded" in observation.text
 
 
 def test_sync_ask_in_an_async_tool_with_an_async_handler_points_to_aask() -> None:

@@ -11,6 +11,9 @@ A tool reports while it runs, from inside its executor (sync or async)::
             "overwrite": {"type": "boolean"}}})
         ...
 
+A tool can also ask the host's model for a completion (:func:`ask_model`; under
+``toolplug mcp serve``, the MCP client's model through sampling).
+
 A host receives them through :class:`Handlers` given to its
 :class:`~toolplug.Toolset` (``Toolset.load(on_progress=..., on_log=..., on_elicit=...)``).
 Each handler may be a plain function or a coroutine function. With no handler,
@@ -64,8 +67,10 @@ __all__ = [
     "Question",
     "SamplingRequest",
     "aask",
+    "aask_model",
     "answer",
     "ask",
+    "ask_model",
     "calling",
     "current",
     "handlers_for",
@@ -153,7 +158,8 @@ class Answer:
 
 @dataclass(frozen=True)
 class SamplingRequest:
-    """An MCP server asks the host's model for a completion (MCP ``sampling/createMessage``).
+    """An MCP server (or a running tool: ``server`` is then its name) asks the host's
+    model for a completion (MCP ``sampling/createMessage``).
 
     ``messages`` are the server's messages as MCP sends them (``{"role", "content"}``);
     the handler answers with the text of the completion, or an MCP
@@ -319,6 +325,70 @@ async def aask(message: str, schema: Mapping[str, Any] | type[BaseModel]) -> Ans
     return await answer(scope.handlers, question, loop=scope.loop)
 
 
+def ask_model(
+    prompt: str | list[dict[str, Any]],
+    *,
+    system_prompt: str | None = None,
+    max_tokens: int = 1000,
+    temperature: float | None = None,
+) -> SampleResult:
+    """Ask the host's model for a completion, and wait for it (sync tools).
+
+    ``prompt`` is the user's text, or messages as MCP has them (``{"role", "content"}``).
+    The answer is the host's ``on_sample``'s: the completion's text, or an MCP
+    ``CreateMessageResult`` as a dict. Under ``toolplug mcp serve`` that is the MCP
+    client's model (``sampling/createMessage``). Raises
+    :class:`~toolplug.errors.SamplingError` when the host has no model to offer
+    (:data:`NO_SAMPLING`) or its handler fails, and ``RuntimeError`` on a running event
+    loop whose handler could not be awaited without blocking it: an async tool uses
+    :func:`aask_model`.
+    """
+    scope = _scope()
+    request = _sampling_request(scope, prompt, system_prompt, max_tokens, temperature)
+    handler = scope.handlers.on_sample
+    if handler is None:
+        raise SamplingError(NO_SAMPLING)
+    try:
+        result = handler(request)
+        if inspect.isawaitable(result):
+            result = _wait_for(result, scope.loop)
+    except _OnTheLoop:
+        raise RuntimeError(
+            "ask_model() waits for the model and would block the event loop this tool "
+            "runs on; an async tool uses 'await aask_model(...)'"
+        ) from None
+    except Exception as exc:
+        raise SamplingError(f"the host's model could not answer: {exc}") from exc
+    return _completion(result)
+
+
+async def aask_model(
+    prompt: str | list[dict[str, Any]],
+    *,
+    system_prompt: str | None = None,
+    max_tokens: int = 1000,
+    temperature: float | None = None,
+) -> SampleResult:
+    """Async :func:`ask_model`, for async tools."""
+    scope = _scope()
+    request = _sampling_request(scope, prompt, system_prompt, max_tokens, temperature)
+    return await sample(scope.handlers, request, loop=scope.loop)
+
+
+def _sampling_request(
+    scope: CallScope,
+    prompt: str | list[dict[str, Any]],
+    system_prompt: str | None,
+    max_tokens: int,
+    temperature: float | None,
+) -> SamplingRequest:
+    if isinstance(prompt, str):
+        messages = [{"role": "user", "content": {"type": "text", "text": prompt}}]
+    else:
+        messages = list(prompt)
+    return SamplingRequest(scope.tool, messages, system_prompt, max_tokens, temperature)
+
+
 # -- for plugins that pass events on between calls (an MCP client) -----------------------
 
 
@@ -385,6 +455,10 @@ async def sample(
             result = await _await_on(result, loop)
     except Exception as exc:
         raise SamplingError(f"the host's model could not answer: {exc}") from exc
+    return _completion(result)
+
+
+def _completion(result: Any) -> SampleResult:
     if not isinstance(result, (str, dict)):
         raise SamplingError(
             f"the host's sampling handler returned {type(result).__name__}, "
