@@ -50,15 +50,29 @@ class Browser(logging.Handler):
 
     @staticmethod
     def approve(url: str) -> None:
-        # The local callback may start listening just after the URL is logged: retry.
+        # One authorization request (the server counts them), then the redirect to the
+        # local callback, which may start listening just after the URL is logged: only
+        # that second step is retried.
+        try:
+            urllib.request.build_opener(NoRedirect).open(url, timeout=30).close()
+            raise RuntimeError(f"the authorization server did not redirect: {url}")
+        except urllib.error.HTTPError as redirect:  # the 302, not followed
+            callback = redirect.headers["Location"]
         for _ in range(50):
             try:
-                with urllib.request.urlopen(url, timeout=30) as response:  # follows redirects
+                with urllib.request.urlopen(callback, timeout=30) as response:
                     response.read()
                 return
             except urllib.error.URLError as exc:
                 print(f"browser: {exc}; trying again", file=sys.stderr)
                 time.sleep(0.2)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Leaves a redirect unfollowed: urllib raises it as an ``HTTPError``."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 def server_entry(url: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from toolplug.content import (
     TextContent,
     TextResourceContents,
 )
-from toolplug.interaction import ask, log, report_progress
+from toolplug.interaction import ask, ask_model, log, report_progress
 
 # A 1x1 red PNG and a 44-byte WAV header with no samples: the smallest valid files.
 RED_PIXEL_PNG = base64.b64decode(
@@ -115,6 +115,16 @@ def elicitation(action: ElicitationAction) -> Observation:
     return Observation.from_text(
         f"User response: <action: {answer.action}, content: {answer.content or {}}>"
     )
+
+
+class SamplingAction(Action):
+    prompt: str = Field(description="The prompt to send to the model.")
+
+
+def sampling(action: SamplingAction) -> Observation:
+    completion = ask_model(action.prompt, max_tokens=100)
+    text = completion if isinstance(completion, str) else completion["content"]["text"]
+    return Observation.from_text(f"LLM response: {text}")
 
 
 DEFAULTS_FORM = {
@@ -221,6 +231,7 @@ TOOLS = {
     "test_tool_with_logging": (tool_with_logging, NoArguments, "Logs three messages."),
     "test_tool_with_progress": (tool_with_progress, NoArguments, "Reports progress."),
     "test_elicitation": (elicitation, ElicitationAction, "Asks the user a question."),
+    "test_sampling": (sampling, SamplingAction, "Asks the client's model."),
     "test_elicitation_sep1034_defaults": (
         elicitation_defaults,
         NoArguments,

@@ -259,9 +259,11 @@ class ServerConnection:
         try:
             listed = list(await client.list_tools())
         except Exception as exc:
+            refusal = self._refusal()
             await self._failed(exc)
+            self.error = refusal or self.error
             raise ServerGone(
-                f"MCP server '{self.spec.name}' could not list its tools: {exc}"
+                f"MCP server '{self.spec.name}' could not list its tools: {self.error}"
             ) from None
         legacy = serves_tasks(client)
         self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client) or legacy)

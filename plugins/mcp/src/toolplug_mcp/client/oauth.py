@@ -99,6 +99,7 @@ class OAuthSignIn(OAuth):
             callback_timeout=settings.login_timeout,
         )
         self.server = server
+        self._cached_client_id: str | None = None
 
     async def _initialize(self) -> None:
         """Load the cached tokens and registration; sign in again on the same port.
@@ -110,6 +111,8 @@ class OAuthSignIn(OAuth):
         """
         await super()._initialize()
         info = self.context.client_info
+        # Only a registration read from the cache can be stale (see _check_client).
+        self._cached_client_id = info.client_id if info is not None else None
         if self._callback_port is not None or info is None or not info.redirect_uris:
             return
         port = urlsplit(str(info.redirect_uris[0])).port
@@ -144,10 +147,17 @@ class OAuthSignIn(OAuth):
         """Find a stale cached client registration before anyone opens the URL.
 
         A 400 from the authorization endpoint means the server forgot the client;
-        fastmcp's flow then clears the cache and registers again.
+        fastmcp's flow then clears the cache and registers again. The probe is itself
+        an authorization request, so it is made once, and only for a registration
+        that came from the cache: one made in this process is known to the server.
         """
         from fastmcp.client.auth.oauth import ClientNotFoundError
 
+        info = self.context.client_info
+        cached = self._cached_client_id
+        if info is None or cached is None or info.client_id != cached:
+            return
+        self._cached_client_id = None
         async with self.httpx_client_factory() as http:
             response = await http.get(authorization_url, follow_redirects=False)
         if response.status_code == 400:

@@ -9,6 +9,7 @@ returned an error response", so the status is watched on the HTTP client itself:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from toolplug_mcp.client.config import ServerSpec
@@ -41,7 +42,8 @@ class StatusWatch:
         # (a refused Origin, a path not allowed) are left to the usual message.
         if response.status_code == 401 or (response.status_code == 403 and challenge):
             self.refused = (response.status_code, challenge)
-        elif response.is_success:
+        elif response.is_success and response.request.method != "DELETE":
+            # Not the session's DELETE as the transport closes after the refusal.
             self.refused = None
 
     def explain(self, spec: ServerSpec) -> str | None:
@@ -51,9 +53,11 @@ class StatusWatch:
         status, challenge = self.refused
         where = f"the server at {spec.url}"
         if spec.oauth is not None:
+            wanted = _challenge_field(challenge, "scope")
+            asks = f" (it asks for scope '{wanted}')" if wanted else ""
             return (
-                f"{where} refused the OAuth token with HTTP {status}; the sign-in did "
-                "not give access (check the 'scopes' under 'oauth', or delete the "
+                f"{where} refused the OAuth token with HTTP {status}{asks}; the sign-in "
+                "did not give access (check the 'scopes' under 'oauth', or delete the "
                 "cached tokens to sign in again)"
             )
         offers_oauth = "resource_metadata" in challenge or status == 401
@@ -71,3 +75,9 @@ class StatusWatch:
 
 
 _REASON = {401: "Unauthorized", 403: "Forbidden"}
+
+
+def _challenge_field(challenge: str, name: str) -> str | None:
+    """One quoted parameter of a ``WWW-Authenticate: Bearer ...`` challenge."""
+    found = re.search(rf'(?:^|[\s,]){name}="([^"]*)"', challenge)
+    return found.group(1) if found else None

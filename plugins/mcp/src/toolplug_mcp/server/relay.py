@@ -4,8 +4,10 @@ The session toolsets of ``toolplug mcp serve`` get :data:`HANDLERS`
 (:mod:`toolplug.interaction`): a tool's ``report_progress`` becomes an MCP
 ``notifications/progress`` (when the client sent a ``progressToken`` with the call),
 its ``log`` a ``notifications/message`` (at or above the level the client set with
-``logging/setLevel``), and its ``ask`` an elicitation request (when the client declared
-the ``elicitation`` capability; else the question is declined). The policy plugin's
+``logging/setLevel``), its ``ask`` an elicitation request (when the client declared
+the ``elicitation`` capability; else the question is declined), and its ``ask_model``
+a ``sampling/createMessage`` request (when the client declared ``sampling``; else the
+tool gets a ``SamplingError`` saying so). The policy plugin's
 questions go the same way (:mod:`~toolplug_mcp.server.approval`).
 
 Each handler finds the calling request through fastmcp's request context, which the
@@ -16,11 +18,21 @@ relay to), progress and logs go to Python logging and questions are declined.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from fastmcp.server.dependencies import get_context
-from toolplug.interaction import Answer, Handlers, LogMessage, Progress, Question
+from toolplug.errors import SamplingError
+from toolplug.interaction import (
+    Answer,
+    Handlers,
+    LogMessage,
+    Progress,
+    Question,
+    SampleResult,
+    SamplingRequest,
+)
 
 log = logging.getLogger("toolplug.mcp")
 _tools_log = logging.getLogger("toolplug.tools")
@@ -36,11 +48,15 @@ def request_context() -> Any:
 
 def can_elicit(context: Any) -> bool:
     """Whether the client of this request declared the elicitation capability."""
+    return _declared(context, "elicitation")
+
+
+def _declared(context: Any, capability: str) -> bool:
     try:
         capabilities = context.session.client_capabilities
     except (AttributeError, RuntimeError):
         return False
-    return capabilities is not None and capabilities.elicitation is not None
+    return capabilities is not None and getattr(capabilities, capability, None) is not None
 
 
 async def elicit(context: Any, message: str, schema: Mapping[str, Any]) -> Answer:
@@ -94,5 +110,31 @@ async def on_elicit(question: Question) -> Answer:
     return await elicit(context, question.message, question.schema)
 
 
+async def on_sample(request: SamplingRequest) -> SampleResult:
+    """A tool's request for a completion, as ``sampling/createMessage`` to the client."""
+    from mcp import types
+
+    context = request_context()
+    if context is None or not _declared(context, "sampling"):
+        raise SamplingError("the MCP client of this session does not offer its model (sampling)")
+    messages = [types.SamplingMessage.model_validate(m) for m in request.messages]
+    with warnings.catch_warnings():
+        # Sampling is deprecated by a later revision (SEP-2577); clients of 2025-11-25
+        # still offer it, and the SDK warns on every request.
+        warnings.filterwarnings("ignore", "The sampling capability is deprecated")
+        result = await context.session.create_message(
+            messages,
+            max_tokens=request.max_tokens,
+            system_prompt=request.system_prompt,
+            temperature=request.temperature,
+            stop_sequences=request.stop_sequences,
+            related_request_id=context.request_id,
+        )
+    dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True)
+    return dumped
+
+
 #: The handlers every session's tools get.
-HANDLERS = Handlers(on_progress=on_progress, on_log=on_log, on_elicit=on_elicit)
+HANDLERS = Handlers(
+    on_progress=on_progress, on_log=on_log, on_elicit=on_elicit, on_sample=on_sample
+)

@@ -161,6 +161,9 @@ def build_server(
         "toolplug",
         version=protocol.server_version(),
         instructions="Tools from installed toolplug plugins.",
+        # A tool's input schema is listed as the tool gives it: JSON Schema 2020-12,
+        # whose $defs/$ref every current client resolves (MCP's default dialect).
+        dereference_schemas=False,
     )
     protocol.install(server)
     sessions = SessionToolsets(registry, specs, context, idle_timeout)
