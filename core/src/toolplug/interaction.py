@@ -304,14 +304,9 @@ def ask(message: str, schema: Mapping[str, Any] | type[BaseModel]) -> Answer:
     if handler is None:
         return Answer("decline")
     try:
-        result = handler(question)
-        if inspect.isawaitable(result):
-            result = _wait_for(result, scope.loop)
-    except _OnTheLoop:
-        raise RuntimeError(
-            "ask() waits for the user's answer and would block the event loop this tool "
-            "runs on; an async tool uses 'await aask(...)'"
-        ) from None
+        result = _run_blocking(handler, question, scope.loop, "ask", "the user's answer")
+    except _WouldBlock:
+        raise
     except Exception as exc:
         _handler_failed(handler, exc)
         return Answer("decline")
@@ -349,14 +344,9 @@ def ask_model(
     if handler is None:
         raise SamplingError(NO_SAMPLING)
     try:
-        result = handler(request)
-        if inspect.isawaitable(result):
-            result = _wait_for(result, scope.loop)
-    except _OnTheLoop:
-        raise RuntimeError(
-            "ask_model() waits for the model and would block the event loop this tool "
-            "runs on; an async tool uses 'await aask_model(...)'"
-        ) from None
+        result = _run_blocking(handler, request, scope.loop, "ask_model", "the model")
+    except _WouldBlock:
+        raise
     except Exception as exc:
         raise SamplingError(f"the host's model could not answer: {exc}") from exc
     return _completion(result)
@@ -474,6 +464,10 @@ class _OnTheLoop(Exception):
     """An async handler's result would have to be awaited on the loop that is waiting."""
 
 
+class _WouldBlock(RuntimeError):
+    """What a sync ``ask``/``ask_model`` on an event loop raises: use the async variant."""
+
+
 def _deliver(scope: CallScope, handler: Callable[[Any], Any] | None, event: Any) -> None:
     """Give ``event`` to ``handler`` (or to logging); never raises."""
     if handler is None:
@@ -506,6 +500,30 @@ def _send_off(
         future.result()
     except Exception as exc:
         _handler_failed(handler, exc)
+
+
+def _run_blocking(
+    handler: Callable[[Any], Any],
+    payload: Any,
+    loop: asyncio.AbstractEventLoop | None,
+    name: str,
+    waits_for: str,
+) -> Any:
+    """Call a handler from a sync tool and wait for its (possibly async) result.
+
+    Raises ``RuntimeError`` naming the async variant (``a{name}``) when the result
+    could only be awaited by blocking the event loop this tool runs on.
+    """
+    try:
+        result = handler(payload)
+        if inspect.isawaitable(result):
+            result = _wait_for(result, loop)
+    except _OnTheLoop:
+        raise _WouldBlock(
+            f"{name}() waits for {waits_for} and would block the event loop this tool "
+            f"runs on; an async tool uses 'await a{name}(...)'"
+        ) from None
+    return result
 
 
 def _wait_for(awaitable: Awaitable[T], loop: asyncio.AbstractEventLoop | None) -> T:
