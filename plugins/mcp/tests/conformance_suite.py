@@ -9,6 +9,7 @@ pinned, so a new release of the suite does not change what the tests expect.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
@@ -82,6 +83,16 @@ def install() -> Suite | str:
     if npm is None:
         return "npm is not installed: it fetches Node 22 and the MCP conformance suite"
     where.mkdir(parents=True, exist_ok=True)
+    # tox envs running in parallel share the cache: one installs, the others wait.
+    with open(where / ".install-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if suite.node.exists() and suite.cli.exists():
+            return suite
+        return _npm_install(npm, where, suite)
+
+
+def _npm_install(npm: str, where: Path, suite: Suite) -> Suite | str:
+    """Install Node 22 and the suite into ``where``; the suite, or why it failed."""
     command = [npm, "install", "--no-audit", "--no-fund", "--prefix", str(where)]
     try:
         done = subprocess.run(
