@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import toolplug_mcp
-from conftest import HERE, TOOLPLUG, demo_stdio, is_alive
+from conftest import HERE, TOOLPLUG, demo_stdio, free_port, is_alive, stop, wait_for_port
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError, Toolset
 from toolplug.testing import registry_from
 from toolplug_mcp.client.config import parse_servers
@@ -236,6 +236,39 @@ def test_a_server_that_died_between_calls_is_started_before_the_next(tmp_path: P
         assert second != first and is_alive(second)
         quiet = toolset.call("echo", {"text": "no note now"})
         assert quiet.text == "no note now"
+
+
+def serve_http(port: int) -> subprocess.Popen[bytes]:
+    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the think tool."""
+    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "think"]
+    proc = subprocess.Popen([TOOLPLUG, *args], stderr=subprocess.DEVNULL)
+    wait_for_port(port, proc)
+    return proc
+
+
+def test_a_remote_server_that_restarted_between_calls_gets_a_new_session(
+    tmp_path: Path,
+) -> None:
+    # The restarted server answers the old session id with 404: the call never ran
+    # there, so the client starts a new session and makes it (the spec's way).
+    port = free_port()
+    server = serve_http(port)
+    try:
+        remote = {"url": f"http://127.0.0.1:{port}/mcp"}
+        with load({"mcpServers": {"remote": remote}}, tmp_path) as toolset:
+            assert not toolset.call("think", {"thought": "one"}).is_error
+            stop(server)
+            server = serve_http(port)
+            again = toolset.call("think", {"thought": "two"})
+            assert not again.is_error, again.text
+            assert "MCP server 'remote' had ended the session" in again.text
+            quiet = toolset.call("think", {"thought": "three"})
+            assert not quiet.is_error and "had ended" not in quiet.text
+            stop(server)
+            gone = toolset.call("think", {"thought": "four"})
+            assert gone.is_error and "remote" in gone.text
+    finally:
+        stop(server)
 
 
 # -- a server that fails to start ---------------------------------------------------------

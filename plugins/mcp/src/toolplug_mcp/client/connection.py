@@ -370,6 +370,13 @@ class ServerConnection:
 
         client = await self._ensure_open(notes)
         try:
+            try:
+                return await send(client)
+            except MCPError:
+                if not self._session_ended():
+                    raise
+            # The server no longer knows the session and served nothing: a new session.
+            client = await self._new_session(client, notes)
             return await send(client)
         except MCPError as exc:
             if exc.code == _REQUEST_TIMEOUT:
@@ -382,7 +389,7 @@ class ServerConnection:
                 name = self.spec.name
                 raise CallRefused(f"MCP server '{name}' refused {what}: {refusal}") from None
             raise CallRefused(f"MCP server '{self.spec.name}' refused the call: {exc}") from None
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, ServerGone):
             raise
         except (asyncio.TimeoutError, TimeoutError) as exc:
             message = self._timed_out(what, timeout)
@@ -398,6 +405,28 @@ class ServerConnection:
                 ) from None
             await self._failed(exc)
             raise ServerGone(self._gone_message(what, exc)) from None
+
+    def _session_ended(self) -> bool:
+        """Whether the last failure was the server's 404 for this session (then forgotten)."""
+        ended = self._watch is not None and self._watch.session_ended
+        if ended and self._watch is not None:
+            self._watch.session_ended = False
+        return ended
+
+    async def _new_session(self, ended: Any, notes: list[str] | None) -> Any:
+        """Open a new session in place of ``ended`` (unless another call already did)."""
+        assert self._lock is not None  # _ensure_open made it
+        async with self._lock:
+            if self._client is ended:
+                await self._reset()
+                await self._open()
+        if notes is not None:
+            notes.append(
+                f"MCP server '{self.spec.name}' had ended the session of earlier calls (it "
+                "may have restarted); a new session was started for this call, so anything "
+                "the server kept for the old one is gone"
+            )
+        return self._client
 
     def _refusal(self) -> str | None:
         """The last HTTP 401/403 of a remote server, explained (``None``: there was none)."""

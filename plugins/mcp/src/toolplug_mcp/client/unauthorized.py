@@ -1,10 +1,12 @@
-"""Telling a remote server's "401 Unauthorized" apart from any other failure.
+"""Telling a remote server's "401 Unauthorized" (or "404 session not found") apart from
+any other failure.
 
 The MCP SDK turns every HTTP error status into the same JSON-RPC error, "Server
 returned an error response", so the status is watched on the HTTP client itself:
 :class:`StatusWatch` makes the transport's HTTP clients and remembers the last
 401 (or 403 with a ``WWW-Authenticate`` challenge) a server sent, and
-:meth:`StatusWatch.explain` says what to configure.
+:meth:`StatusWatch.explain` says what to configure; it also notes a 404 to a request
+of the session, which the connection answers by starting a new session.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ class StatusWatch:
     def __init__(self) -> None:
         #: The last 401/403 status seen, and its ``WWW-Authenticate`` header.
         self.refused: tuple[int, str] | None = None
+        #: Whether the server answered a request of the session with 404: it no longer
+        #: knows the session (it restarted, or ended it), and did not serve the request.
+        self.session_ended = False
 
     def __call__(
         self,
@@ -37,6 +42,8 @@ class StatusWatch:
         return client
 
     async def _note(self, response: Any) -> None:
+        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+            self.session_ended = True
         challenge = response.headers.get("www-authenticate", "")
         # A 403 is about credentials only when it says so (insufficient_scope); others
         # (a refused Origin, a path not allowed) are left to the usual message.
