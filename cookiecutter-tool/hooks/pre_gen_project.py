@@ -2,6 +2,8 @@
 
 Cookiecutter renders this file with Jinja first; the ``string_body`` filter (from
 ``local_extensions.py``) escapes each answer, so any answer makes a valid string.
+Cookiecutter deletes the project folder when this hook fails, and
+``local_extensions.py`` keeps it from adding a traceback to the messages printed here.
 """
 
 import keyword
@@ -14,6 +16,9 @@ KIND = "{{ cookiecutter.kind | string_body }}"
 PROJECT_SLUG = "{{ cookiecutter.project_slug | string_body }}"
 PACKAGE_NAME = "{{ cookiecutter.package_name | string_body }}"
 AUTHOR_EMAIL = "{{ cookiecutter.author_email | string_body }}"
+TOOLPLUG_SOURCE = "{{ cookiecutter.toolplug_source | string_body }}"
+SOURCE_KIND = "{{ cookiecutter.__toolplug_source | kind_of_source }}"
+RESOLVED_SOURCE = "{{ cookiecutter.__toolplug_source | string_body }}"
 
 # A tool name is the entry point, part of the package name and the name every provider
 # sees: lowercase ASCII identifiers fit all of them (OpenAI allows at most 64 characters).
@@ -29,8 +34,14 @@ def problems():
     found = []
     if not DESCRIPTION.strip() or "\n" in DESCRIPTION:
         found.append("description must be one non-empty line: what the tool does, for a model.")
-    if KIND not in ("stateless", "stateful"):
-        found.append(f"kind {KIND!r} must be 'stateless' or 'stateful'.")
+    if KIND not in ("function", "class"):
+        found.append(f"kind {KIND!r} must be 'function' or 'class'.")
+    if SOURCE_KIND == "invalid":
+        found.append(
+            f"toolplug_source {TOOLPLUG_SOURCE!r} ({RESOLVED_SOURCE}) is not 'index', a "
+            "checkout of toolplug (a folder with core/pyproject.toml), a wheelhouse (a "
+            "folder with a toolplug-*.whl) or a URL (git+https://... or https://...)."
+        )
     if not EMAIL_RULE.fullmatch(AUTHOR_EMAIL):
         found.append(f"author_email {AUTHOR_EMAIL!r} is not an email address (name@example.com).")
     if not TOOL_NAME_RULE.fullmatch(TOOL_NAME):

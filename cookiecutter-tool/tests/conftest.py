@@ -13,7 +13,7 @@ import pytest
 TEMPLATE = Path(__file__).resolve().parents[1]
 REPO = TEMPLATE.parent
 CORE = REPO / "core"
-VARIANTS = ("stateless", "stateful")
+VARIANTS = ("function", "class")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -3,27 +3,33 @@
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import tomllib
 import yaml
-from conftest import VARIANTS, assigned_constant
+from actionlint import actionlint_command
+from conftest import REPO, TEMPLATE, VARIANTS, assigned_constant
 
-EXPECTED_FILES = [
+COMMON_FILES = [
     "pyproject.toml",
     "README.md",
     ".gitignore",
     ".github/workflows/tests.yml",
     "src/toolplug_word_count/__init__.py",
-    "src/toolplug_word_count/executor.py",
     "src/toolplug_word_count/tool.py",
     "src/toolplug_word_count/types.py",
     "src/toolplug_word_count/py.typed",
     "tests/test_conformance.py",
     "tests/test_word_count.py",
 ]
+EXPECTED_FILES = {
+    "function": COMMON_FILES,
+    "class": [*COMMON_FILES, "src/toolplug_word_count/executor.py"],
+}
 
 
 @pytest.fixture(params=VARIANTS)
@@ -53,10 +59,10 @@ def top_level_names(path: Path) -> set[str]:
     return names
 
 
-def test_every_file_of_the_house_shape_is_there(project: Path) -> None:
+def test_every_file_of_the_house_shape_is_there(kind: str, project: Path) -> None:
     baked = sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_file())
 
-    assert baked == sorted(EXPECTED_FILES)
+    assert baked == sorted(EXPECTED_FILES[kind])
 
 
 def test_no_template_syntax_is_left_and_python_parses(project: Path) -> None:
@@ -91,26 +97,24 @@ def test_pyproject_declares_the_plugin(project: Path) -> None:
 def test_the_kinds_differ_where_they_should(kind: str, project: Path) -> None:
     package = project / "src" / "toolplug_word_count"
     types = top_level_names(package / "types.py")
-    tool = top_level_names(package / "tool.py")
-    executor = (package / "executor.py").read_text(encoding="utf-8")
+    tool_source = (package / "tool.py").read_text(encoding="utf-8")
     hook = (package / "__init__.py").read_text(encoding="utf-8")
+    conformance = (project / "tests" / "test_conformance.py").read_text(encoding="utf-8")
 
-    assert {"WordCountAction", "WordCountObservation", "DESCRIPTION"} <= types
-    assert "ANNOTATIONS" in tool
-    if kind == "stateful":
-        assert "WordCountTool" in tool
-        assert "word_count_tool" not in tool
-        assert "def create(" in (package / "tool.py").read_text(encoding="utf-8")
-        assert "def close(self)" in executor
+    assert {"WordCountObservation", "DESCRIPTION"} <= types
+    assert "class TestWordCountConformance(ToolConformance)" in conformance
+    assert "failing_call = " in conformance
+    if kind == "class":
+        assert "WordCountAction" in types
+        assert "WordCountTool" in top_level_names(package / "tool.py")
+        assert "def create(" in tool_source
+        assert "def close(self)" in (package / "executor.py").read_text(encoding="utf-8")
         assert 'register(WordCountTool, name="word_count")' in hook
     else:
-        assert "WordCountTool" not in tool
-        assert "word_count_tool" in tool
-        assert "def close(self)" not in executor
-        assert "register(word_count_tool)" in hook
-    assert "class TestWordCountConformance(ToolConformance)" in (
-        project / "tests" / "test_conformance.py"
-    ).read_text(encoding="utf-8")
+        assert "WordCountAction" not in types  # @tool makes the action from the signature
+        assert "@tool(" in tool_source
+        assert "def word_count(text: str) -> WordCountObservation:" in tool_source
+        assert "register(word_count)" in hook
 
 
 def package_imports(path: Path, package: str) -> set[str]:
@@ -129,8 +133,8 @@ def package_imports(path: Path, package: str) -> set[str]:
     return imported
 
 
-def test_each_module_imports_only_the_ones_below_it(project: Path) -> None:
-    # types -> executor -> tool -> __init__: the plugin shape, with no import cycle.
+def test_each_module_imports_only_the_ones_below_it(kind: str, project: Path) -> None:
+    # types -> (executor ->) tool -> __init__: the plugin shape, with no import cycle.
     package = project / "src" / "toolplug_word_count"
     modules = {"types", "executor", "tool"}
 
@@ -138,13 +142,30 @@ def test_each_module_imports_only_the_ones_below_it(project: Path) -> None:
         return package_imports(package / f"{module}.py", "toolplug_word_count") & modules
 
     assert imports("types") == set()
-    assert imports("executor") == {"types"}
-    assert imports("tool") == {"types", "executor"}
-    assert imports("__init__") == {"types", "executor", "tool"}
+    if kind == "class":
+        assert imports("executor") == {"types"}
+        assert imports("tool") == {"types", "executor"}
+        assert imports("__init__") == {"types", "executor", "tool"}
+    else:
+        assert imports("tool") == {"types"}
+        assert imports("__init__") == {"types", "tool"}
+
+
+def workflow_of(project: Path) -> dict[Any, Any]:
+    return dict(yaml.safe_load((project / ".github/workflows/tests.yml").read_text("utf-8")))
+
+
+def install_step(project: Path) -> str:
+    (step,) = [
+        s
+        for s in workflow_of(project)["jobs"]["test"]["steps"]
+        if "pip install" in s.get("run", "")
+    ]
+    return str(step["run"])
 
 
 def test_the_workflow_runs_the_tests_on_github_actions(project: Path) -> None:
-    workflow = yaml.safe_load((project / ".github/workflows/tests.yml").read_text("utf-8"))
+    workflow = workflow_of(project)
     # YAML 1.1 reads the key `on` as True.
     triggers = workflow.get("on", workflow.get(True))
     job = workflow["jobs"]["test"]
@@ -154,9 +175,118 @@ def test_the_workflow_runs_the_tests_on_github_actions(project: Path) -> None:
     assert job["strategy"]["matrix"]["python-version"] == ["3.10", "3.11", "3.12", "3.13"]
     setup = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python"))
     assert setup["with"]["python-version"] == "${{ matrix.python-version }}"
-    assert "python -m pip install '.[test]'" in runs
+    # setup-python's pip cache needs a file to key on; there is no requirements.txt
+    assert setup["with"]["cache-dependency-path"] == "pyproject.toml"
+    assert workflow["env"]["TOOLPLUG_SOURCE"] == "index"
+    assert install_step(project) == "python -m pip install '.[test]'"
     assert "python -m pytest" in runs
+    assert "toolplug plugins --check --plugins word_count" in runs
     assert "toolplug call word_count" in runs
+
+
+def wheelhouse_with_a_toolplug_wheel(folder: Path) -> Path:
+    """A folder that looks like a wheelhouse (the install tests build a real one)."""
+    folder.mkdir()
+    (folder / "toolplug-0.2.1-py3-none-any.whl").write_bytes(b"")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("source", "kind_of_source", "command"),
+    [
+        ("checkout", "checkout", "python -m pip install \"$TOOLPLUG_SOURCE/core\" '.[test]'"),
+        (
+            "wheelhouse",
+            "wheelhouse",
+            "python -m pip install --find-links \"$TOOLPLUG_SOURCE\" '.[test]'",
+        ),
+        (
+            "git+https://github.com/toolplug/toolplug",
+            "git",
+            "python -m pip install \"toolplug @ $TOOLPLUG_SOURCE#subdirectory=core\" '.[test]'",
+        ),
+        (
+            "https://example.org/toolplug/wheels/",
+            "url",
+            "python -m pip install --find-links \"$TOOLPLUG_SOURCE\" '.[test]'",
+        ),
+    ],
+)
+def test_the_workflow_installs_toolplug_from_the_answer(
+    bake: Any, tmp_path: Path, source: str, kind_of_source: str, command: str
+) -> None:
+    expected = source
+    if source == "checkout":
+        expected = source = str(REPO)
+    elif source == "wheelhouse":
+        expected = source = str(wheelhouse_with_a_toolplug_wheel(tmp_path / "wheels"))
+
+    result = bake(toolplug_source=source)
+
+    assert result.exit_code == 0, result.exception
+    project = Path(result.project_path)
+    assert workflow_of(project)["env"]["TOOLPLUG_SOURCE"] == expected
+    assert install_step(project) == command
+
+
+def test_a_relative_path_is_made_absolute(bake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # cookiecutter resolves it where it runs: the folder the author typed it in
+    monkeypatch.chdir(REPO / "core")
+
+    result = bake(toolplug_source="..")
+
+    assert result.exit_code == 0, result.exception
+    assert workflow_of(Path(result.project_path))["env"]["TOOLPLUG_SOURCE"] == str(REPO)
+
+
+@pytest.mark.parametrize(
+    "source", ["index", "checkout", "wheelhouse", "git+https://github.com/toolplug/toolplug"]
+)
+def test_actionlint_passes_the_baked_workflow(
+    bake: Any, kind: str, tmp_path: Path, source: str
+) -> None:
+    command, what = actionlint_command()
+    if command is None:
+        pytest.skip(what)
+    if source == "checkout":
+        source = str(REPO)
+    elif source == "wheelhouse":
+        source = str(wheelhouse_with_a_toolplug_wheel(tmp_path / "wheels"))
+    result = bake(kind=kind, toolplug_source=source)
+    workflow = Path(result.project_path) / ".github" / "workflows" / "tests.yml"
+
+    done = subprocess.run([*command, str(workflow)], capture_output=True, text=True, timeout=120)
+
+    assert done.returncode == 0, f"{what}:\n{done.stdout}{done.stderr}"
+
+
+def test_actionlint_finds_a_broken_workflow(tmp_path: Path) -> None:
+    # the check above can fail: a misspelt matrix key is reported
+    command, what = actionlint_command()
+    if command is None:
+        pytest.skip(what)
+    workflow = tmp_path / "tests.yml"
+    workflow.write_text(
+        "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n"
+        "        python-version: ['3.12']\n    steps:\n      - run: echo ${{ matrix.pyton }}\n"
+    )
+
+    done = subprocess.run([*command, str(workflow)], capture_output=True, text=True, timeout=120)
+
+    assert done.returncode != 0
+    assert "pyton" in done.stdout
+
+
+def test_the_readmes_name_only_files_that_exist(kind: str, project: Path) -> None:
+    # The template's README names its own files; the baked README names the project's.
+    template_readme = (TEMPLATE / "README.md").read_text(encoding="utf-8")
+    for name in re.findall(r"^\| `([^`]+)` \|", template_readme, flags=re.MULTILINE):
+        assert (TEMPLATE / name).exists(), f"cookiecutter-tool/README.md names {name}"
+    baked_readme = (project / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:src|tests|\.github)/[^`]*?)`", baked_readme))
+    assert named, "the baked README names no file"
+    for name in named:
+        assert (project / name).exists(), f"the baked README names {name}"
 
 
 @pytest.mark.parametrize(
@@ -184,8 +314,16 @@ def test_any_characters_in_answers_survive(bake: Any, description: str) -> None:
 
 
 def test_names_with_digits_make_valid_class_names(bake: Any) -> None:
-    result = bake(tool_name="ocr2_reader", kind="stateful")
+    result = bake(tool_name="ocr2_reader", kind="class")
 
     package = Path(result.project_path) / "src" / "toolplug_ocr2_reader"
     assert {"Ocr2ReaderAction", "Ocr2ReaderObservation"} <= top_level_names(package / "types.py")
     assert "Ocr2ReaderTool" in top_level_names(package / "tool.py")
+
+
+def test_a_keyword_tool_name_makes_a_valid_function(bake: Any) -> None:
+    result = bake(tool_name="class", kind="function")
+
+    package = Path(result.project_path) / "src" / "toolplug_class"
+    assert "class_" in top_level_names(package / "tool.py")
+    assert 'name="class"' in (package / "tool.py").read_text(encoding="utf-8")

@@ -1,10 +1,12 @@
-"""The real thing: bake, install into a fresh venv beside the core, and use it.
+"""The real thing: bake, install by the project's own CI step into a fresh venv, use it.
 
-For each kind of tool: a new virtual environment gets the core from this repository
-and the baked project's test dependencies; then the install step of the project's own
-CI workflow (``python -m pip install '.[test]'``) installs the project with pip, and the
-workflow's other steps run its tests. The venv's ``toolplug`` must list, enable and call
-the tool. One venv per kind, shared by the tests of that kind.
+For each case a new virtual environment gets the baked project's test dependencies
+(the provider SDKs, installed with uv to save time) and nothing of toolplug; then the
+install step of the project's own CI workflow runs with pip, and gets toolplug from
+where the bake was told (``toolplug_source``): this checkout, or a wheelhouse the test
+builds from it (``pip wheel`` of the core; its dependencies come from the index). The
+workflow's other steps run its tests, and the venv's ``toolplug`` must list, enable and
+call the tool. One venv per case, shared by the tests of that case.
 """
 
 from __future__ import annotations
@@ -18,12 +20,17 @@ from typing import Any
 
 import pytest
 import tomllib
-import yaml
-from conftest import CORE, TEMPLATE
+from ci_steps import ci_commands, run_ci_step
+from conftest import CORE, REPO, TEMPLATE
 from venvs import clean_env, make_venv, run
 
-# A different tool name per kind, so the template is seen working beyond its default.
-TOOL_NAMES = {"stateless": "word_count", "stateful": "session_tally"}
+# (kind, where toolplug comes from), each with its own tool name, so the template is
+# seen working beyond its default.
+CASES = {
+    ("function", "checkout"): "word_count",
+    ("function", "wheelhouse"): "word_tally",
+    ("class", "checkout"): "session_tally",
+}
 
 
 @dataclass
@@ -31,6 +38,7 @@ class Installed:
     """A baked project installed in its own venv, and the CI steps still to run."""
 
     kind: str
+    source: str
     tool: str
     project: Path
     venv: Path
@@ -46,61 +54,85 @@ class Installed:
         )
 
 
-def copy_core(destination: Path) -> Path:
-    """Copy the core's sources out of the repository.
-
-    The repository is a uv workspace; a copy outside it installs the way a release
-    would, whatever state the workspace's other members are in.
-    """
-    ignore = shutil.ignore_patterns("tests", "__pycache__", "*.egg-info", "build", "dist")
-    return Path(shutil.copytree(CORE, destination, ignore=ignore))
+def build_wheelhouse(python: Path, folder: Path) -> Path:
+    """A wheelhouse with toolplug's wheel, built from this checkout's core by pip."""
+    run([python, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", folder, CORE], timeout=600)
+    assert list(folder.glob("toolplug-*.whl")), list(folder.iterdir())
+    return folder
 
 
-def ci_commands(project: Path) -> list[str]:
-    """The ``run`` commands of the project's GitHub Actions workflow, in order."""
-    workflow = project / ".github" / "workflows" / "tests.yml"
-    steps = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"]["test"]["steps"]
-    return [step["run"] for step in steps if "run" in step]
-
-
-def run_ci_step(command: str, project: Path, venv: Path) -> Any:
-    """Run one step as GitHub's runner does: bash -e, in the checkout, python on PATH."""
-    return run(
-        ["bash", "-e", "-c", command],
-        cwd=project,
-        env=clean_env(venv, CI="true"),
-        timeout=600,
+def toolplug_direct_url(python: Path) -> str | None:
+    """Where pip installed toolplug from, when it was a folder (PEP 610), else None."""
+    done = run(
+        [
+            python,
+            "-c",
+            "import importlib.metadata as m; "
+            "print(m.distribution('toolplug').read_text('direct_url.json') or '')",
+        ]
     )
+    return done.stdout.strip() or None
 
 
-@pytest.fixture(scope="module", params=sorted(TOOL_NAMES))
+@pytest.fixture(scope="module", params=sorted(CASES), ids="-".join)
 def installed(
     request: pytest.FixtureRequest, cookies_session: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Installed]:
-    """Bake one kind and install it with pip, by its CI step, into a fresh venv."""
-    kind = str(request.param)
-    tool = TOOL_NAMES[kind]
-    result = cookies_session.bake(
-        template=str(TEMPLATE),
-        extra_context={"tool_name": tool, "kind": kind, "description": f"A {kind} test tool."},
-    )
-    assert result.exit_code == 0, result.exception
-    project = Path(result.project_path)
-    meta = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
-    test_requirements = meta["project"]["optional-dependencies"]["test"]
-    commands = ci_commands(project)
-    installs = [c for c in commands if "pip install" in c]
-    assert len(installs) == 1, commands
-
-    work = tmp_path_factory.mktemp(f"venv-{kind}")
+    """Bake one case and install it by its CI step, into a fresh venv."""
+    kind, source = request.param
+    tool = CASES[kind, source]
+    work = tmp_path_factory.mktemp(f"venv-{kind}-{source}")
     try:
+        # The test extra of the template's pyproject, read from a bake with no source.
         venv = work / "venv"
-        make_venv(venv, [copy_core(work / "core"), *test_requirements])
+        python = make_venv(venv, test_requirements(cookies_session))
+        toolplug_source = (
+            str(REPO) if source == "checkout" else str(build_wheelhouse(python, work / "wheels"))
+        )
+        result = cookies_session.bake(
+            template=str(TEMPLATE),
+            extra_context={
+                "tool_name": tool,
+                "kind": kind,
+                "description": f"A {kind} test tool.",
+                "toolplug_source": toolplug_source,
+            },
+        )
+        assert result.exit_code == 0, result.exception
+        project = Path(result.project_path)
+        commands = ci_commands(project)
+        installs = [c for c in commands if "pip install" in c]
+        assert len(installs) == 1, commands
+        # Nothing of toolplug before the step: the step alone must bring it.
+        assert run([python, "-c", "import toolplug"], check=False).returncode != 0
         run_ci_step(installs[0], project, venv)
         remaining = [c for c in commands if c not in installs]
-        yield Installed(kind, tool, project, venv, remaining)
+        yield Installed(kind, source, tool, project, venv, remaining)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_requirements(cookies_session: Any) -> list[str]:
+    """The test extra the template declares (the SDKs the baked tests use)."""
+    result = cookies_session.bake(template=str(TEMPLATE), extra_context={"tool_name": "probe"})
+    meta = tomllib.loads((Path(result.project_path) / "pyproject.toml").read_text("utf-8"))
+    return list(meta["project"]["optional-dependencies"]["test"])
+
+
+test_requirements.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
+def test_toolplug_came_from_the_answer(installed: Installed) -> None:
+    python = installed.venv / "bin" / "python"
+    direct_url = toolplug_direct_url(python)
+
+    if installed.source == "checkout":
+        assert direct_url is not None
+        assert json.loads(direct_url)["url"] == CORE.as_uri()
+    else:  # a wheel found in the wheelhouse, like one from an index
+        assert direct_url is None
+        pip_show = run([python, "-m", "pip", "show", "toolplug"]).stdout
+        assert "Version: " in pip_show
 
 
 def test_the_ci_workflow_runs_the_projects_own_tests_and_they_pass(installed: Installed) -> None:
@@ -149,7 +181,7 @@ def test_toolplug_call_json_has_the_typed_fields(installed: Installed) -> None:
     structured = json.loads(done.stdout)["structuredContent"]
     assert structured["words"] == 2
     assert structured["characters"] == 3
-    if installed.kind == "stateful":
+    if installed.kind == "class":
         assert structured["total_words"] == 2
 
 
@@ -165,7 +197,7 @@ def test_params_through_the_command_line(installed: Installed) -> None:
         "call", installed.tool, '{"text": "four words right here"}', "--param", "max_chars=5"
     )
 
-    if installed.kind == "stateful":
+    if installed.kind == "class":
         assert done.returncode == 1
         assert "at most 5" in done.stdout
     else:
@@ -179,3 +211,17 @@ def test_enabled_by_name_and_disabled_otherwise(installed: Installed) -> None:
 
     assert {p["name"]: p["enabled"] for p in json.loads(by_name.stdout)} == {installed.tool: True}
     assert {p["name"]: p["enabled"] for p in json.loads(none.stdout)} == {installed.tool: False}
+
+
+def test_toolplug_tools_params_lists_what_create_takes(installed: Installed) -> None:
+    done = installed.toolplug("tools", "--params", "--plugins", installed.tool, check=True)
+
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{installed.tool}  [toolplug-")
+    if installed.kind == "class":
+        assert lines[1:] == [
+            "    max_chars (integer, optional, default 100000): Longest text a call takes;"
+            " longer ones get an error observation."
+        ]
+    else:
+        assert lines[1:] == ["    (no params)"]

@@ -1,15 +1,14 @@
 {%- set P = cookiecutter.__class_prefix -%}
-{%- set stateful = cookiecutter.kind == "stateful" -%}
+{%- set stateful = cookiecutter.kind == "class" -%}
 """Behaviour of the {{ cookiecutter.tool_name }} tool. Keep these in step with your logic."""
 
 from __future__ import annotations
-
-from toolplug.formats import export_tool
 {% if stateful %}
 from pathlib import Path
 {% endif %}
 import pytest
 from toolplug import Tool, {% if stateful %}ToolContext, {% endif %}ToolParamsError, ToolRegistry
+from toolplug.formats import export_tool
 from toolplug.testing import validate_observation_exports, validate_tool_exports
 
 NAME = "{{ cookiecutter.tool_name }}"

@@ -188,13 +188,30 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
 )
 @click.option("--strict", is_flag=True, help="OpenAI strict mode (openai, responses formats).")
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option(
+    "--params",
+    "show_params",
+    is_flag=True,
+    help="List the params each tool takes when a host creates it (stateful tools and "
+    "factories): types, defaults, descriptions. Creates no tool.",
+)
 def tools(
-    plugins: str | None, as_json: bool, fmt: str | None, strict: bool, workspace: Path | None
+    plugins: str | None,
+    as_json: bool,
+    fmt: str | None,
+    strict: bool,
+    workspace: Path | None,
+    show_params: bool,
 ) -> None:
     """List the enabled tools, or print their schemas in an export format."""
     from toolplug.arguments import describe_schema
     from toolplug.toolset import Toolset
 
+    if show_params:
+        if fmt is not None:
+            _fail("--params lists params; it takes no --format")
+        _list_params(plugins, as_json)
+        return
     try:
         registry, created, problems = _load_all(plugins, workspace)
         toolset = Toolset((t for _, t in created), formats=getattr(registry, "formats", None))
@@ -223,6 +240,60 @@ def tools(
             if first:
                 _echo(f"    {first[0]}")
             _echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
+
+
+def _list_params(plugins: str | None, as_json: bool) -> None:
+    """Every registered tool with the params its ``create`` (or factory) takes."""
+    from toolplug.arguments import describe_schema
+    from toolplug.params import factory_of, params_schema
+    from toolplug.registry import ToolRegistry
+
+    try:
+        registry = ToolRegistry.from_plugins(plugins)
+    except ToolError as exc:
+        _fail(str(exc))
+        return
+    for report in registry.reports:
+        if report.status == "broken":
+            _echo(f"warning: plugin {report.name} is broken: {report.error}", err=True)
+    listed = [(entry, params_schema(factory_of(entry.target, entry.kind))) for entry in registry]
+    if as_json:
+        rows = [
+            {
+                "name": entry.name,
+                "kind": entry.kind,
+                "distribution": entry.source.distribution if entry.source else None,
+                "version": entry.source.version if entry.source else None,
+                "params": schema,
+            }
+            for entry, schema in listed
+        ]
+        _echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for entry, schema in listed:
+        source = entry.source
+        if source is not None and source.distribution:
+            _echo(f"{entry.name}  [{source.distribution} {source.version}]")
+        else:
+            _echo(entry.name)
+        properties: dict[str, Any] = schema["properties"]
+        if not properties:
+            takes_any = schema["additionalProperties"]
+            _echo("    any params (it takes **params)" if takes_any else "    (no params)")
+            continue
+        for line, prop in zip(describe_schema(schema).splitlines(), properties.values()):
+            about = _first_sentence(prop.get("description", ""))
+            _echo(f"  {line}: {about}" if about else f"  {line}")
+        if schema["additionalProperties"]:
+            _echo("    ... and any other params (it takes **params)")
+
+
+def _first_sentence(text: str, limit: int = 110) -> str:
+    """The start of a description, for one line of a listing."""
+    text = " ".join(text.replace("``", "`").split())
+    end = text.find(". ")
+    text = text if end < 0 else text[: end + 1]
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 # -- call --------------------------------------------------------------------------------

@@ -15,6 +15,18 @@ Check a tool against what every toolplug tool promises, in a few lines::
         tool_name = "think"
         valid_arguments = {"thought": "the plan"}
 
+A tool whose calls need something in the workspace prepares it, and names arguments
+that fail so its error path is checked too::
+
+    class TestReaderConformance(ToolConformance):
+        plugin = toolplug_reader
+        tool_name = "reader"
+        valid_arguments = {"path": "notes.txt"}
+        failing_call = {"path": "missing.txt"}
+
+        def prepare_workspace(self, workspace):
+            (workspace / "notes.txt").write_text("hello")
+
 Run the installed command line as a user would with :func:`run_toolplug`.
 
 The provider checks are each format's own (see :mod:`toolplug.formats`): they use the
@@ -25,6 +37,7 @@ so install those in your test environment; a missing one fails loudly, never ski
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import subprocess
 import sys
@@ -156,14 +169,54 @@ def validate_observation_exports(
 
 # -- the conformance suite ----------------------------------------------------------------
 
+#: Exceptions that mean the tool's code is wrong (a missing import, a misspelt name),
+#: never that the call failed: the conformance suite fails when a call raises one, even
+#: though the core turns it into an error observation like any other exception.
+BUG_EXCEPTIONS: tuple[type[BaseException], ...] = (
+    NameError,
+    AttributeError,
+    ImportError,
+    SyntaxError,
+)
+
+
+class _RaisedExceptions(logging.Handler):
+    """Collects the exceptions the runner reports on the ``toolplug`` logger."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.raised: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.raised.append(record.exc_info[1])
+
+
+def _skip(reason: str) -> None:
+    import pytest  # imported here: the rest of this module is usable without pytest
+
+    pytest.skip(reason)
+
 
 class ToolConformance:
     """Checks every toolplug tool must pass. Subclass it in a ``Test...`` class.
 
     Set ``plugin`` (the plugin module), ``tool_name``, and ``valid_arguments`` (a call
-    that succeeds in an empty workspace). Optional: ``entry_point`` (checked against the
-    installed distributions when set), ``tool_params`` (params for ``create``), and
-    ``created_tool_name`` when a factory's tools are named otherwise.
+    that succeeds). Optional:
+
+    - ``entry_point``: checked against the installed distributions when set;
+    - ``tool_params``: params for ``create``;
+    - ``created_tool_name``: when a factory's tools are named otherwise;
+    - ``failing_call``: arguments the action accepts but the call fails on (a file
+      that does not exist, a command that fails); the suite checks an error
+      observation comes back. Without it that check is skipped, with the reason;
+    - :meth:`prepare_workspace`: override it to put what the calls need (a file, a
+      database) in the workspace before the tool is created.
+
+    Every call must return an observation whose failures are the tool's own: a call
+    that raises a ``NameError``, ``AttributeError``, ``ImportError`` or ``SyntaxError``
+    (a bug in the tool's code, such as a missing import in an error branch) fails the
+    suite, even though a host would only see an error observation.
     """
 
     plugin: ClassVar[Any] = None
@@ -174,6 +227,25 @@ class ToolConformance:
     entry_point: ClassVar[str | None] = None
     tool_params: ClassVar[Mapping[str, Any]] = {}
     valid_arguments: ClassVar[Mapping[str, Any] | None] = None
+    #: Arguments that validate but make the call fail, in the workspace
+    #: :meth:`prepare_workspace` made; ``None`` skips the failing-call check.
+    failing_call: ClassVar[Mapping[str, Any] | None] = None
+
+    def prepare_workspace(self, workspace: Path) -> None:
+        """Fill the (empty) workspace before the tool is created; the default does nothing.
+
+        Override it when a valid call needs something there::
+
+            def prepare_workspace(self, workspace):
+                (workspace / "notes.db").write_bytes(make_database())
+        """
+
+    def _workspace(self, tmp_path: Path) -> Path:
+        """The workspace of one check: a fresh folder, prepared by the subclass."""
+        workspace = tmp_path / "workspace"
+        workspace.mkdir()
+        self.prepare_workspace(workspace)
+        return workspace
 
     def _tools(self, workspace: Path) -> list[ToolDefinition[Any, Any]]:
         registry = registry_from(self.plugin)
@@ -186,9 +258,9 @@ class ToolConformance:
         return registry_from(self.plugin).formats
 
     @contextlib.contextmanager
-    def _tool(self, workspace: Path) -> Iterator[ToolDefinition[Any, Any]]:
-        """The tool under test, with every tool created alongside closed afterwards."""
-        tools = self._tools(workspace)
+    def _tool(self, tmp_path: Path) -> Iterator[ToolDefinition[Any, Any]]:
+        """The tool under test in a prepared workspace; every tool created is closed after."""
+        tools = self._tools(self._workspace(tmp_path))
         try:
             wanted = self.created_tool_name or self.tool_name
             yield next(t for t in tools if t.name == wanted)
@@ -196,16 +268,41 @@ class ToolConformance:
             for tool in tools:
                 tool.close()
 
+    def _call(self, tool: ToolDefinition[Any, Any], arguments: Any) -> Observation:
+        """Call the tool; fail if the call raised, or raised an exception that is a bug."""
+        handler = _RaisedExceptions()
+        logger = logging.getLogger("toolplug")
+        level = logger.level
+        logger.addHandler(handler)
+        logger.setLevel(min(level or logging.INFO, logging.INFO))
+        try:
+            observation = tool.call(arguments)
+        finally:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+        assert isinstance(observation, Observation), f"{tool.name} returned {observation!r}"
+        bugs = [exc for exc in handler.raised if isinstance(exc, BUG_EXCEPTIONS)]
+        assert not bugs, (
+            f"{tool.name} raised {type(bugs[0]).__name__}: {bugs[0]} for {arguments!r}; "
+            "that is a bug in the tool's code, not a failure of the call"
+        )
+        return observation
+
+    def _check_error(self, observation: Observation, arguments: Any) -> None:
+        assert observation.is_error, f"{arguments!r} was accepted: {observation.text}"
+        assert observation.text.strip(), "an error observation must say what went wrong"
+        validate_observation_exports(observation, formats=self._formats())
+
     def test_registers_its_tool(self, tmp_path: Path) -> None:
         registry = registry_from(self.plugin)
         assert self.tool_name in registry, f"{self.tool_name} not in {registry.names()}"
         assert all(r.status == "ok" for r in registry.reports), registry.reports
-        for tool in self._tools(tmp_path):
+        for tool in self._tools(self._workspace(tmp_path)):
             tool.close()
 
     def test_discovered_through_entry_point(self) -> None:
         if self.entry_point is None:
-            return
+            _skip("no entry_point is set on the conformance class")
         from toolplug.plugins import installed_entry_points
 
         names = {ep.name for ep in installed_entry_points()}
@@ -222,24 +319,51 @@ class ToolConformance:
 
     def test_valid_call(self, tmp_path: Path) -> None:
         if self.valid_arguments is None:
-            return
+            _skip("no valid_arguments are set on the conformance class")
         with self._tool(tmp_path) as tool:
-            observation = tool.call(dict(self.valid_arguments))
+            observation = self._call(tool, dict(self.valid_arguments or {}))
             assert not observation.is_error, observation.text
             validate_observation_exports(observation, formats=self._formats())
 
     def test_bad_arguments_give_error_observation(self, tmp_path: Path) -> None:
         with self._tool(tmp_path) as tool:
             for bad in ("{not json", "[1, 2]", {"__no_such_field__": {"x": [1]}}):
-                observation = tool.call(bad)
+                observation = self._call(tool, bad)
                 if bad == {"__no_such_field__": {"x": [1]}} and not observation.is_error:
                     continue  # a tool without required fields may run with the key dropped
-                assert observation.is_error, f"{bad!r} was accepted: {observation.text}"
-                assert observation.text, "an error observation must say what went wrong"
-                validate_observation_exports(observation, formats=self._formats())
+                self._check_error(observation, bad)
+
+    def test_a_missing_required_field_is_named(self, tmp_path: Path) -> None:
+        if self.valid_arguments is None:
+            _skip("no valid_arguments are set on the conformance class")
+        with self._tool(tmp_path) as tool:
+            required = [
+                name
+                for name in tool.input_schema().get("required", [])
+                if name in (self.valid_arguments or {})
+            ]
+            if not required:
+                _skip(f"{tool.name} has no required field to leave out")
+            for field in required:
+                arguments = {k: v for k, v in (self.valid_arguments or {}).items() if k != field}
+                observation = self._call(tool, arguments)
+                self._check_error(observation, arguments)
+                assert field in observation.text, (
+                    f"the error for a call without '{field}' does not name it: {observation.text}"
+                )
+
+    def test_a_failing_call_gives_error_observation(self, tmp_path: Path) -> None:
+        if self.failing_call is None:
+            _skip(
+                "no failing_call is set: give arguments the action accepts but the call "
+                "fails on (a missing file, say), to check the tool's error path"
+            )
+        with self._tool(tmp_path) as tool:
+            arguments = dict(self.failing_call or {})
+            self._check_error(self._call(tool, arguments), arguments)
 
     def test_close_is_safe(self, tmp_path: Path) -> None:
-        tools = self._tools(tmp_path)
+        tools = self._tools(self._workspace(tmp_path))
         for tool in tools:
             tool.close()
             tool.close()
@@ -251,7 +375,7 @@ class ToolConformance:
         try:
             tools = registry.resolve(
                 Tool(self.tool_name, {**self.tool_params, "__no_such_param__": 1}),
-                ToolContext(workspace=tmp_path),
+                ToolContext(workspace=self._workspace(tmp_path)),
             )
         except ToolParamsError as exc:
             assert "__no_such_param__" in str(exc)

@@ -1,5 +1,6 @@
 {%- set P = cookiecutter.__class_prefix -%}
-{%- set stateful = cookiecutter.kind == "stateful" -%}
+{%- set stateful = cookiecutter.kind == "class" -%}
+{%- set public = P ~ "Tool" if stateful else cookiecutter.tool_name | py_name -%}
 """{{ cookiecutter.project_slug }}: {{ cookiecutter.description | string_body }}"""
 
 from __future__ import annotations
@@ -7,21 +8,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolplug import hookimpl
-
+{% if stateful %}
 from {{ cookiecutter.package_name }}.executor import {{ P }}Executor
-from {{ cookiecutter.package_name }}.tool import {% if stateful %}{{ P }}Tool{% else %}{{ cookiecutter.tool_name }}_tool{% endif %}
+{%- endif %}
+from {{ cookiecutter.package_name }}.tool import {{ public }}
 from {{ cookiecutter.package_name }}.types import (
     DESCRIPTION,
+{%- if stateful %}
     {{ P }}Action,
+{%- endif %}
     {{ P }}Observation,
 )
 
 __all__ = [
     "DESCRIPTION",
+{%- if stateful %}
     "{{ P }}Action",
     "{{ P }}Executor",
+{%- endif %}
     "{{ P }}Observation",
-    "{% if stateful %}{{ P }}Tool{% else %}{{ cookiecutter.tool_name }}_tool{% endif %}",
+    "{{ public }}",
     "register_tools",
 ]
 
@@ -33,6 +39,6 @@ def register_tools(register: Callable[..., None]) -> None:
     # A class: the registry calls {{ P }}Tool.create(context, **params) per session.
     register({{ P }}Tool, name="{{ cookiecutter.tool_name }}")
 {%- else %}
-    # An instance: stateless, it takes no params.
-    register({{ cookiecutter.tool_name }}_tool)
+    # A ready tool: stateless, it takes no params.
+    register({{ public }})
 {%- endif %}

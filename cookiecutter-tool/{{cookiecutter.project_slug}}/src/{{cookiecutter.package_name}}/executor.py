@@ -1,21 +1,19 @@
 {%- set P = cookiecutter.__class_prefix -%}
-{%- set stateful = cookiecutter.kind == "stateful" -%}
 """The {{ cookiecutter.tool_name }} tool's executor: the logic. Replace the example with yours.
 
 It imports the types only, never the tool module (which imports it).
 """
 
 from __future__ import annotations
-{% if stateful %}
+
 import threading
-{% endif %}
-from toolplug import {% if stateful %}Observation, {% endif %}TextContent, ToolExecutor
+
+from toolplug import Observation, TextContent, ToolExecutor
 
 from {{ cookiecutter.package_name }}.types import {{ P }}Action, {{ P }}Observation
 
 
 class {{ P }}Executor(ToolExecutor[{{ P }}Action, {{ P }}Observation]):
-{%- if stateful %}
     """Counts words and keeps a running total for its session.
 
     One executor serves one host session; the host calls :meth:`close` once at the end.
@@ -53,15 +51,3 @@ class {{ P }}Executor(ToolExecutor[{{ P }}Action, {{ P }}Observation]):
         with self._lock:
             self.closed = True
             self.total_words = 0
-{%- else %}
-    """Counts the words and characters of a text. Stateless: safe to share."""
-
-    def __call__(self, action: {{ P }}Action) -> {{ P }}Observation:
-        # An exception raised here becomes an error observation; it never crashes the host.
-        words = len(action.text.split())
-        return {{ P }}Observation(
-            content=[TextContent(text=f"{words} words, {len(action.text)} characters.")],
-            words=words,
-            characters=len(action.text),
-        )
-{%- endif %}

@@ -1,16 +1,18 @@
 {%- set P = cookiecutter.__class_prefix -%}
-{%- set stateful = cookiecutter.kind == "stateful" -%}
+{%- set stateful = cookiecutter.kind == "class" -%}
+{%- set fn = cookiecutter.tool_name | py_name -%}
+{%- if stateful -%}
 """The {{ cookiecutter.tool_name }} tool itself: the types and the executor, tied together.
 
 It imports the types and the executor; neither of them imports it.
 """
 
 from __future__ import annotations
-{% if stateful %}
+
 from collections.abc import Sequence
 from typing import Any
-{% endif %}
-from toolplug import ToolAnnotations, {% if stateful %}ToolContext, {% endif %}ToolDefinition
+
+from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from {{ cookiecutter.package_name }}.executor import {{ P }}Executor
 from {{ cookiecutter.package_name }}.types import (
@@ -20,12 +22,8 @@ from {{ cookiecutter.package_name }}.types import (
 )
 
 #: Behaviour hints for hosts (MCP annotations). This example changes nothing.
-ANNOTATIONS = ToolAnnotations(
-    readOnlyHint=True,
-    idempotentHint={{ "False" if stateful else "True" }},
-    openWorldHint=False,
-)
-{% if stateful %}
+ANNOTATIONS = ToolAnnotations(readOnlyHint=True, idempotentHint=False, openWorldHint=False)
+
 
 class {{ P }}Tool(ToolDefinition[{{ P }}Action, {{ P }}Observation]):
     """The {{ cookiecutter.tool_name }} tool: created per host session, with its own executor."""
@@ -38,8 +36,12 @@ class {{ P }}Tool(ToolDefinition[{{ P }}Action, {{ P }}Observation]):
 
         ``context`` carries the host's workspace, environment and limits. The keyword
         arguments are the tool's params (``Tool("{{ cookiecutter.tool_name }}", {"max_chars": 500})``);
-        the registry refuses params that are not listed here, and a ``ValueError``
-        raised here reaches the user as a clear params error.
+        the registry refuses params that are not listed here, a ``ValueError`` raised
+        here reaches the user as a clear params error, and ``toolplug tools --params``
+        lists them with the descriptions below.
+
+        Args:
+            max_chars: Longest text a call takes; longer ones get an error observation.
         """
         if max_chars < 1:
             raise ValueError(f"max_chars must be at least 1, got {max_chars}")
@@ -53,14 +55,44 @@ class {{ P }}Tool(ToolDefinition[{{ P }}Action, {{ P }}Observation]):
                 annotations=ANNOTATIONS,
             )
         ]
-{%- else %}
-{{ cookiecutter.tool_name }}_tool: ToolDefinition[{{ P }}Action, {{ P }}Observation] = ToolDefinition(
+{%- else -%}
+"""The {{ cookiecutter.tool_name }} tool: a typed function, made a tool by ``@tool``.
+
+The parameters are the tool's input (the model fills them in; the ``Args:`` section
+describes each), the return annotation its output type. It imports the types only.
+"""
+
+from __future__ import annotations
+
+from toolplug import TextContent, ToolAnnotations, tool
+
+from {{ cookiecutter.package_name }}.types import DESCRIPTION, {{ P }}Observation
+
+#: The longest text a call takes.
+MAX_CHARS = 100_000
+
+
+@tool(
     name="{{ cookiecutter.tool_name }}",
     description=DESCRIPTION,
-    action_type={{ P }}Action,
-    observation_type={{ P }}Observation,
-    executor={{ P }}Executor(),
-    annotations=ANNOTATIONS,
+    annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False),
 )
-"""The tool, ready to use: stateless, so one instance serves every session."""
+def {{ fn }}(text: str) -> {{ P }}Observation:
+    """Count the words and characters of a text.
+
+    Args:
+        text: The text to count the words and characters of.
+    """
+    if len(text) > MAX_CHARS:
+        # The model reads this message in an error observation: say what to do instead.
+        raise ValueError(
+            f"The text has {len(text)} characters; at most {MAX_CHARS} are taken. "
+            "Send a shorter text."
+        )
+    words = len(text.split())
+    return {{ P }}Observation(
+        content=[TextContent(text=f"{words} words, {len(text)} characters.")],
+        words=words,
+        characters=len(text),
+    )
 {%- endif %}

@@ -1,0 +1,130 @@
+"""toolplug.testing.ToolConformance, run by pytest on real little plugins.
+
+Each test writes a plugin module and a conformance class into pytester's folder and runs
+pytest on them, so what is checked is what a plugin author sees: which checks pass, fail
+or are skipped, and why.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+# A tool that reads a file of the workspace: a valid call needs the file to be there.
+READER = '''
+from pathlib import Path
+
+from toolplug import Observation, ToolContext, ToolDefinition, hookimpl, tool
+
+
+class ReaderTool(ToolDefinition):
+    @classmethod
+    def create(cls, context: ToolContext):
+        root = Path(context.workspace)
+
+        @tool
+        def reader(path: str) -> str | Observation:
+            """Read a text file of the workspace.
+
+            Args:
+                path: The file, relative to the workspace.
+            """
+            target = root / path
+            if not target.is_file():
+                return {missing}
+            return target.read_text()
+
+        return [reader]
+
+
+@hookimpl
+def register_tools(register):
+    register(ReaderTool, name="reader")
+'''
+
+FINE = 'Observation.error(f"There is no file {path}; list the workspace first.")'
+# The bug the template's docs once had: the error branch uses a name never imported.
+BUGGY = 'Observationn.error(f"There is no file {path}.")'
+
+CONFORMANCE = """
+import reader_plugin
+from toolplug.testing import ToolConformance
+
+
+class TestReader(ToolConformance):
+    plugin = reader_plugin
+    tool_name = "reader"
+    valid_arguments = {{"path": "notes.txt"}}
+{extra}
+"""
+
+PREPARE = """
+    def prepare_workspace(self, workspace):
+        (workspace / "notes.txt").write_text("hello")
+"""
+
+
+def run_suite(pytester: pytest.Pytester, missing: str, extra: str) -> pytest.RunResult:
+    pytester.makepyfile(reader_plugin=READER.format(missing=missing))
+    pytester.makepyfile(test_reader=CONFORMANCE.format(extra=textwrap.indent(extra, "")))
+    pytester.syspathinsert()
+    return pytester.runpytest_subprocess("-v", "-rs", "-p", "no:cacheprovider")
+
+
+def test_a_prepared_workspace_lets_a_file_tool_pass(pytester: pytest.Pytester) -> None:
+    extra = PREPARE + '    failing_call = {"path": "missing.txt"}\n'
+
+    result = run_suite(pytester, FINE, extra)
+
+    # every check runs; only the entry-point one is skipped (none is set)
+    result.assert_outcomes(passed=8, skipped=1)
+    result.stdout.fnmatch_lines(["*no entry_point is set*"])
+
+
+def test_without_the_file_the_valid_call_fails_with_the_tools_message(
+    pytester: pytest.Pytester,
+) -> None:
+    result = run_suite(pytester, FINE, '    failing_call = {"path": "missing.txt"}\n')
+
+    result.assert_outcomes(passed=7, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*test_valid_call FAILED*", "*There is no file notes.txt*"])
+
+
+def test_a_missing_failing_call_is_skipped_with_the_reason(pytester: pytest.Pytester) -> None:
+    result = run_suite(pytester, FINE, PREPARE)
+
+    result.assert_outcomes(passed=7, skipped=2)
+    result.stdout.fnmatch_lines(["*SKIPPED*no failing_call is set*missing file*"])
+
+
+def test_a_bug_in_the_error_branch_fails_the_suite(pytester: pytest.Pytester) -> None:
+    extra = PREPARE + '    failing_call = {"path": "missing.txt"}\n'
+
+    result = run_suite(pytester, BUGGY, extra)
+
+    result.assert_outcomes(passed=7, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_a_failing_call_gives_error_observation FAILED*",
+            "*reader raised NameError*Observationn*bug in the tool's code*",
+        ]
+    )
+
+
+def test_a_failing_call_that_succeeds_fails_the_suite(pytester: pytest.Pytester) -> None:
+    # notes.txt exists, so this "failing" call is accepted: the suite says so
+    extra = PREPARE + '    failing_call = {"path": "notes.txt"}\n'
+
+    result = run_suite(pytester, FINE, extra)
+
+    result.assert_outcomes(passed=7, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*{'path': 'notes.txt'} was accepted: hello*"])
+
+
+def test_the_missing_required_field_is_named_in_the_error(pytester: pytest.Pytester) -> None:
+    result = run_suite(pytester, FINE, PREPARE)
+
+    result.stdout.fnmatch_lines(["*test_a_missing_required_field_is_named PASSED*"])
