@@ -70,13 +70,18 @@ def policy(tmp_path: Path) -> Path:
     return path
 
 
-def audit_lines(policy: Path) -> list[dict[str, Any]]:
-    """The audit log's entries, once the background writer has written them."""
+def audit_lines(policy: Path, count: int = 1) -> list[dict[str, Any]]:
+    """The audit log's entries, once the background writer has written ``count`` of them
+    (it writes in batches, so the file can exist with some of them yet)."""
     log = policy.parent / "audit.jsonl"
     deadline = time.monotonic() + 10
-    while not log.exists() and time.monotonic() < deadline:
+    lines: list[str] = []
+    while time.monotonic() < deadline:
+        lines = log.read_text().splitlines() if log.exists() else []
+        if len(lines) >= count:
+            break
         time.sleep(0.05)
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    return [json.loads(line) for line in lines]
 
 
 # -- the command line -------------------------------------------------------------------
@@ -259,7 +264,7 @@ def test_host_loop_with_an_approver(policy: Path, workspace: Path) -> None:
         ("bash", "touch yes.txt"),
     ]
     assert "the real secret" not in by_id["7"].text and "hunter2" not in by_id["8"].text
-    entries = audit_lines(policy)
+    entries = audit_lines(policy, len(calls))
     assert len(entries) == len(calls)
     for entry in entries:
         assert {"time", "tool", "arguments", "decision", "rule", "duration", "is_error"} <= set(
