@@ -27,7 +27,9 @@ def test_files_newest_first_then_by_path(tmp_path: Path, make_tool) -> None:
     assert observation.files == ["src/app.py", "web/app.ts", "README.md", "a.txt", "b.txt"]
     assert observation.total == 5
     assert observation.next_offset is None
-    assert observation.text.splitlines()[0] == "5 files match 'main' in the workspace, newest first:"
+    assert (
+        observation.text.splitlines()[0] == "5 files match 'main' in the workspace, newest first:"
+    )
 
 
 def test_content_with_line_numbers_and_context(tmp_path: Path, make_tool) -> None:
@@ -125,7 +127,7 @@ def test_paging_with_limit_and_offset(tmp_path: Path, make_tool, mode: str) -> N
             assert f"use offset={page.next_offset} for the next page" in page.text
         offset = page.next_offset
     assert [len(p) for p in pages] == [3, 3, 1]
-    assert sorted(sum(pages, [])) == [f"f{i:02}.txt" for i in range(7)]
+    assert sorted(name for page in pages for name in page) == [f"f{i:02}.txt" for i in range(7)]
     first = tool.call({"pattern": "hit", "output_mode": mode, "limit": 3})
     if mode == "content":  # the search stopped at the page: the total is not known
         assert first.total is None and "(More not shown; use offset=3" in first.text
