@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def make_tree(root: Path, files: dict[str, str]) -> None:
         write(root, rel, text, age=age)
 
 
-def build(workspace: Path, engine: str, **params: Any) -> ToolDefinition[Any, Any]:
+def build(workspace: Path, engine: str = "auto", **params: Any) -> ToolDefinition[Any, Any]:
     """The grep tool for a workspace, as a host builds it."""
     registry = registry_from(toolplug_grep)
     context = ToolContext(workspace=workspace)
@@ -49,15 +50,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make_tool(engine: str) -> Iterator[Callable[..., ToolDefinition[Any, Any]]]:
-    """Build the grep tool for a workspace with params, with the test's engine."""
-    made: list[ToolDefinition[Any, Any]] = []
-
-    def make(workspace: Path, **params: Any) -> ToolDefinition[Any, Any]:
-        tool = build(workspace, engine, **params)
-        made.append(tool)
-        return tool
-
-    yield make
-    for tool in made:
-        tool.close()
+def make_tool(engine: str) -> Callable[..., ToolDefinition[Any, Any]]:
+    """Build the grep tool for a workspace with params, with the test's engine (its
+    executor holds nothing, so there is nothing to close)."""
+    return functools.partial(build, engine=engine)

@@ -253,6 +253,23 @@ def test_a_pattern_matching_everything_returns_one_page(tmp_path: Path, make_too
     page = make_tool(tmp_path).call({"pattern": "^", "output_mode": "content", "limit": 5})
     assert [x.line for x in page.lines] == [1, 2, 3, 4, 5]
     assert page.total is None and page.next_offset == 5
+    assert _children_named("rg") == []  # stopped and reaped, not left running
+
+
+def _children_named(name: str) -> list[int]:
+    """This process's child processes with that command name (Linux's /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/comm") as f:
+                comm = f.read().strip()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == os.getpid() and comm == name:
+            found.append(int(entry))
+    return found
 
 
 def test_names_that_are_not_utf8_are_shown_escaped(tmp_path: Path, make_tool) -> None:
@@ -290,6 +307,13 @@ def test_regex_errors_point_into_the_pattern(tmp_path: Path, make_tool, engine: 
     assert "at character 3" in observation.text
     if engine == "ripgrep":  # ripgrep's own words
         assert "unclosed character class" in observation.text
+
+
+def test_a_search_past_its_timeout_is_stopped(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {f"d{i % 30}/f{i}.txt": "needle\n" * 50 for i in range(3000)})
+    observation = make_tool(tmp_path, timeout=0.001).call({"pattern": "needle"})
+    assert observation.is_error
+    assert "took longer than 0.001 seconds and was stopped" in observation.text
 
 
 def test_bad_params(tmp_path: Path, make_tool) -> None:

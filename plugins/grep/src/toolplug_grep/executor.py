@@ -119,7 +119,12 @@ class GrepExecutor:
         limit = action.limit or self.settings.default_limit
         if query.target_is_file and _is_binary(query.workspace / query.target):
             text = f"{query.target} is a binary file (it holds a NUL byte); it was not searched."
-            return GrepObservation.from_text(printable(text), mode=action.output_mode, total=0)
+            return GrepObservation.from_text(
+                printable(text),
+                mode=action.output_mode,
+                total=0,
+                search_path=printable(str(query.workspace / query.target)),
+            )
         problems = Problems()
         engine = self.settings.engine
         page = _Page(action, limit, where)
@@ -130,7 +135,9 @@ class GrepExecutor:
         else:
             needed = action.offset + limit + 1  # one more tells that there are more
             page.lines(engine.lines(replace(query, max_lines=needed), problems), needed)
-        return page.observation(problems, self._skipped(action, query))
+        observation = page.observation(problems, self._skipped(action, query))
+        observation.search_path = printable(str(query.workspace / query.target))
+        return observation
 
     def _query(self, action: GrepAction) -> tuple[Query, str]:
         """The checked query, and the searched path as the model named it."""
@@ -341,7 +348,9 @@ class _Page:
             ]
         if self.counts_shown:
             total = self.total or 0
-            head = f"{self.matches:,} {'matches' if action.multiline else 'matching lines'}"
+            noun = "match" if action.multiline else "matching line"
+            plural = "" if self.matches == 1 else "es" if action.multiline else "s"
+            head = f"{self.matches:,} {noun}{plural}"
             return [
                 f"{head} for {pattern} in {total:,} {'file' if total == 1 else 'files'} "
                 f"in {self.where}, by path:",
@@ -349,11 +358,10 @@ class _Page:
             ]
         if not self.lines_shown:
             return []
-        out = [
-            f"Lines matching {pattern} in {self.where} (path:line:text, context path-line-text):"
-        ]
-        previous: GrepLine | None = None
         context = bool(action.before or action.after or action.context)
+        how = "path:line:text, and context lines as path-line-text" if context else "path:line:text"
+        out = [f"Lines matching {pattern} in {self.where}, as {how}:"]
+        previous: GrepLine | None = None
         for line in self.lines_shown:
             if (
                 context
@@ -385,10 +393,10 @@ class _Page:
 
 
 def quoted(text: str) -> str:
-    """``text`` quoted for a message, cut to a bounded length with a note."""
-    if len(text) <= _QUOTED:
-        return repr(text)
-    return f"{text[:_QUOTED]!r}... ({len(text):,} characters)"
+    """``text`` in quotes for a message (as written, unless it needs escapes), bounded."""
+    cut = text[:_QUOTED]
+    shown = f"'{cut}'" if cut.isprintable() and "'" not in cut else repr(cut)
+    return shown if len(text) <= _QUOTED else f"{shown}... ({len(text):,} characters)"
 
 
 def _is_binary(path: Path) -> bool:

@@ -27,7 +27,7 @@ from toolplug_grep.query import (
     Query,
     SearchTimeout,
 )
-from toolplug_grep.rules import IgnoreLevel, is_ignored, parent_levels, read_rules
+from toolplug_grep.rules import Level, excluded_by, load_spec, parent_levels
 
 
 def compile_pattern(query: Query) -> re.Pattern[str]:
@@ -142,7 +142,7 @@ def walk(query: Query, problems: Problems) -> Iterator[str]:
 
 
 def _walk_dir(
-    directory: str, rel: str, levels: list[IgnoreLevel], query: Query, problems: Problems
+    directory: str, rel: str, levels: list[Level], query: Query, problems: Problems
 ) -> Iterator[str]:
     try:
         with os.scandir(directory) as scan:
@@ -151,9 +151,9 @@ def _walk_dir(
         problems.add(f"{rel.rstrip('/') or '.'}: {exc.strerror or exc}")
         return
     if not query.no_ignore:
-        spec = read_rules(directory, {entry.name for entry in entries})
+        spec = load_spec(directory, {entry.name for entry in entries})
         if spec is not None:
-            levels = [*levels, IgnoreLevel(spec, strip=rel)]
+            levels = [*levels, Level(spec, drop=len(rel))]
     for entry in entries:
         if not query.include_hidden and entry.name.startswith("."):
             continue
@@ -165,7 +165,7 @@ def _walk_dir(
         except OSError as exc:
             problems.add(f"{child}: {exc.strerror or exc}")
             continue
-        if levels and is_ignored(levels, child, is_dir):
+        if levels and excluded_by(levels, child, is_dir):
             continue
         if is_dir:
             yield from _walk_dir(entry.path, child + "/", levels, query, problems)

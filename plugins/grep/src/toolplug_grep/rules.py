@@ -11,6 +11,9 @@ A searched directory is named explicitly, so it is searched even when a rule abo
 ignores it (``build/``), as ripgrep does with a path argument: the rules of the
 directories above that name the searched directory, or one on the way to it, are left
 out.
+
+Paths here are relative to the searched directory. Each :class:`Level` knows how to
+turn one into a path relative to its own directory, for ``pathspec`` to match.
 """
 
 from __future__ import annotations
@@ -23,105 +26,106 @@ from pathspec import GitIgnoreSpec
 
 #: Ignore files read in each directory, lowest precedence first (as in ripgrep).
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+_SOURCES = (os.path.join(".git", "info", "exclude"), *IGNORE_FILES)
 
 
 @dataclass(frozen=True)
-class IgnoreLevel:
-    """The ignore rules of one directory, and how to name a path relative to it."""
+class Level:
+    """The rules written in one directory.
+
+    A searched path becomes a path from this directory by dropping ``drop`` leading
+    characters (the directories above it, for a level below the searched directory)
+    and putting ``above`` in front (the way down to the searched directory, for a level
+    above it).
+    """
 
     spec: GitIgnoreSpec
-    #: Prefix of the checked path that lies above this level's directory.
-    strip: str = ""
-    #: Path from this level's directory down to the searched one (for parent levels).
-    prepend: str = ""
+    drop: int = 0
+    above: str = ""
 
-    def decides(self, rel: str, is_dir: bool) -> bool | None:
-        """True if ignored here, False if re-included with '!', None if not mentioned."""
-        key = self.prepend + rel[len(self.strip) :] + ("/" if is_dir else "")
-        return self.spec.check_file(key).include
+    def verdict(self, rel: str, is_dir: bool) -> bool | None:
+        """True: ignored here; False: re-included by a ``!`` rule; None: not mentioned."""
+        local = f"{self.above}{rel[self.drop :]}{'/' if is_dir else ''}"
+        return self.spec.check_file(local).include
 
 
-def read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
-    """The ignore rules written in one directory, or None when it has none.
+def load_spec(
+    directory: str | os.PathLike[str], present: set[str] | None = None
+) -> GitIgnoreSpec | None:
+    """Every rule written in ``directory``'s ignore files, or None when there is none.
 
-    ``names``, when given, are the directory's entries: files not among them are not tried.
+    ``present`` (the directory's entry names, when the caller has them) saves opening
+    files that are not there.
     """
-    lines: list[str] = []
-    for name in (os.path.join(".git", "info", "exclude"), *IGNORE_FILES):
-        if names is not None and name.split(os.sep, 1)[0] not in names:
+    rules: list[str] = []
+    for source in _SOURCES:
+        if present is not None and source.partition(os.sep)[0] not in present:
             continue
         try:
-            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
-                lines.extend(f.read().splitlines())
+            rules += Path(directory, source).read_text("utf-8", errors="replace").splitlines()
         except OSError:
-            continue
-    return GitIgnoreSpec.from_lines(lines) if lines else None
+            pass
+    return GitIgnoreSpec.from_lines(rules) if rules else None
 
 
-def is_ignored(levels: list[IgnoreLevel], rel: str, is_dir: bool) -> bool:
-    """Whether the levels (outermost first) exclude ``rel``: the deepest that decides wins."""
+def excluded_by(levels: list[Level], rel: str, is_dir: bool) -> bool:
+    """Whether ``levels`` (outermost first) exclude ``rel``: the innermost verdict counts."""
     for level in reversed(levels):
-        decision = level.decides(rel, is_dir)
-        if decision is not None:
-            return decision
+        verdict = level.verdict(rel, is_dir)
+        if verdict is not None:
+            return verdict
     return False
 
 
-def parent_levels(start: Path) -> list[IgnoreLevel]:
-    """The rules of every directory above ``start``, outermost first, relative to ``start``.
+def parent_levels(start: Path) -> list[Level]:
+    """The levels of every directory above ``start``, outermost first.
 
     Rules that name ``start`` or a directory on the way to it are left out (see above).
     """
-    levels: list[IgnoreLevel] = []
+    found: list[Level] = []
     for parent in reversed(start.parents):
-        spec = read_rules(str(parent))
+        spec = load_spec(parent)
         if spec is None:
             continue
-        way = start.relative_to(parent).parts
-        steps = ["/".join(way[: i + 1]) + "/" for i in range(len(way))]
+        way = start.relative_to(parent).as_posix()
+        # "a/b" -> "a/", "a/b/": the directories from ``parent`` down to ``start``.
+        steps = [way[: i + 1] for i, char in enumerate(way) if char == "/"] + [f"{way}/"]
         kept = [
-            p
-            for p in spec.patterns
-            if p.include is None or not any(p.match_file(step) for step in steps)
+            rule
+            for rule in spec.patterns
+            if rule.include is None or not any(rule.match_file(step) for step in steps)
         ]
-        if any(p.include is not None for p in kept):
-            levels.append(IgnoreLevel(GitIgnoreSpec(kept), prepend="/".join(way) + "/"))
-    return levels
+        if any(rule.include is not None for rule in kept):
+            found.append(Level(GitIgnoreSpec(kept), above=f"{way}/"))
+    return found
 
 
 class ParentScreen:
     """Drops the files that the rules above the searched directory exclude.
 
-    Paths are relative to the searched directory. A file is excluded when one of its
-    directories is, or the file itself is, judged with every level in force there:
-    the parents' and those of the directories below (a deeper ``!rule`` wins).
+    A file is out when a directory on its way is, or when it is itself, judged by every
+    level in force there: the parents' and those of the directories below, read as
+    they are met (so that a deeper ``!rule`` still wins).
     """
 
-    def __init__(self, start: Path, levels: list[IgnoreLevel]) -> None:
+    def __init__(self, start: Path, levels: list[Level]) -> None:
         self.start = start
-        self.levels = levels
-        # Directory prefix ("" or "a/b/") -> (excluded?, the levels in force there).
-        self._by_dir: dict[str, tuple[bool, list[IgnoreLevel]]] = {}
+        #: Directory ("" or "a/b/") -> whether it is excluded, and its levels.
+        self._known: dict[str, tuple[bool, list[Level]]] = {"": (False, self._with_own("", levels))}
 
     def excluded(self, rel: str) -> bool:
         """Whether the file ``rel`` is excluded."""
-        directory = rel.rpartition("/")[0]
-        excluded, levels = self._state(f"{directory}/" if directory else "")
-        return excluded or is_ignored(levels, rel, False)
+        out, levels = self._directory(rel[: rel.rfind("/") + 1])
+        return out or excluded_by(levels, rel, False)
 
-    def _state(self, prefix: str) -> tuple[bool, list[IgnoreLevel]]:
-        known = self._by_dir.get(prefix)
-        if known is not None:
-            return known
-        if prefix:
-            parent, _, _ = prefix[:-1].rpartition("/")
-            parent_excluded, levels = self._state(f"{parent}/" if parent else "")
-            excluded = parent_excluded or is_ignored(levels, prefix[:-1], True)
-        else:
-            excluded, levels = False, self.levels
-        spec = read_rules(os.path.join(self.start, prefix))
-        if spec is not None:
-            levels = [*levels, IgnoreLevel(spec, strip=prefix)]
-        known = (excluded, levels)
-        self._by_dir[prefix] = known
-        return known
+    def _directory(self, prefix: str) -> tuple[bool, list[Level]]:
+        if prefix not in self._known:
+            parent = prefix[: prefix.rstrip("/").rfind("/") + 1]
+            out, levels = self._directory(parent)
+            out = out or excluded_by(levels, prefix.rstrip("/"), True)
+            self._known[prefix] = (out, self._with_own(prefix, levels))
+        return self._known[prefix]
+
+    def _with_own(self, prefix: str, levels: list[Level]) -> list[Level]:
+        spec = load_spec(self.start / prefix)
+        return levels if spec is None else [*levels, Level(spec, drop=len(prefix))]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -37,18 +36,13 @@ class GrepTool(ToolDefinition[GrepAction, GrepObservation]):
         """
         if not 1 <= default_limit <= MAX_LIMIT:
             raise ValueError(f"default_limit must be from 1 to {MAX_LIMIT}, not {default_limit}")
-        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:  # NaN fails too
-            raise ValueError(
-                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:,.0f}, "
-                f"not {timeout}"
-            )
         workspace = Path(context.workspace).resolve()
         if not workspace.is_dir():
             raise ValueError(f"the workspace {str(workspace)!r} is not a directory")
         settings = GrepSettings(
             workspace=workspace,
             default_limit=default_limit,
-            timeout=timeout or _host_timeout(context.timeout),
+            timeout=_search_timeout(timeout, context.timeout),
             engine=choose_engine(engine),
         )
         return [
@@ -69,9 +63,16 @@ class GrepTool(ToolDefinition[GrepAction, GrepObservation]):
         ]
 
 
-def _host_timeout(value: float | None) -> float:
-    """The host's timeout as a bound for one search: 60 s when it gives none or no
-    usable number (NaN, 0, negative), at most :data:`MAX_TIMEOUT`."""
-    if value is None or math.isnan(value) or value <= 0:
+def _search_timeout(param: float | None, host: float | None) -> float:
+    """Seconds one search may take: the ``timeout`` param, checked, else the host's.
+
+    A param that bounds nothing (NaN, 0, negative, over a day) is refused; a host
+    timeout like that gives way to 60 s, or to a day when it is longer.
+    """
+    if param is not None:
+        if 0 < param <= MAX_TIMEOUT:  # NaN fails this too
+            return param
+        raise ValueError(f"timeout must be above 0 and at most {MAX_TIMEOUT:,.0f} s, not {param}")
+    if host is None or not host > 0:  # no timeout, NaN, 0 or negative
         return 60.0
-    return min(value, MAX_TIMEOUT)
+    return min(host, MAX_TIMEOUT)
