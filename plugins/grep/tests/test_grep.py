@@ -169,8 +169,8 @@ def test_ignore_files_hidden_and_switches(tmp_path: Path, make_tool) -> None:
     # A directory named as the path is searched even though a rule above ignores it.
     assert tool.call({"pattern": "needle", "path": "build"}).files == ["build/out.txt"]
     empty = tool.call({"pattern": "nothing here"})
-    assert "Hidden and git-ignored files" in empty.text
-    assert "include_hidden or no_ignore" in empty.text
+    assert "Hidden and git-ignored files were not searched" in empty.text
+    assert "set include_hidden or no_ignore to search them" in empty.text
 
 
 def test_parent_rules_apply_as_git_reads_them_below_the_root(tmp_path: Path, make_tool) -> None:
@@ -209,7 +209,7 @@ def test_binary_files_are_skipped(tmp_path: Path, make_tool) -> None:
 def test_a_file_as_the_path_is_searched_whatever_its_name(tmp_path: Path, make_tool) -> None:
     make_tree(tmp_path, {".gitignore": "*.log\n", "x.log": "one\ntwo\n"})
     observation = make_tool(tmp_path).call(
-        {"pattern": "two", "path": "x.log", "output_mode": "content", "type": "py"}
+        {"pattern": "two", "path": "x.log", "output_mode": "content", "type": "py", "glob": "*.md"}
     )
     assert [(x.file, x.line) for x in observation.lines] == [("x.log", 2)]
 

@@ -214,24 +214,17 @@ class GrepExecutor:
         """What was left out of the search, for the note on an empty answer."""
         if query.target_is_file:
             return ""
-        skipped = [
-            *(["hidden"] if not action.include_hidden else []),
-            *(["git-ignored"] if not action.no_ignore else []),
-        ]
-        hint = " or ".join(
-            flag
-            for flag, off in (
-                ("include_hidden", action.include_hidden),
-                ("no_ignore", action.no_ignore),
+        left_out = {"hidden": not action.include_hidden, "git-ignored": not action.no_ignore}
+        flags = {"hidden": "include_hidden", "git-ignored": "no_ignore"}
+        kinds = [kind for kind, out in left_out.items() if out]
+        note = "(Binary files and symbolic links are never searched.)"
+        if kinds:
+            switches = " or ".join(flags[kind] for kind in kinds)
+            note = (
+                f"({' and '.join(kinds).capitalize()} files were not searched: set {switches} "
+                "to search them. Binary files and symbolic links never are.)"
             )
-            if not off
-        )
-        if not skipped:
-            return "(Binary files and symbolic links were not searched.)"
-        return (
-            f"({' and '.join(skipped).capitalize()} files, binary files and symbolic links "
-            f"were not searched; set {hint} to search the first.)"
-        )
+        return note
 
 
 class _Page:

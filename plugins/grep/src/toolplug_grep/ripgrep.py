@@ -155,6 +155,8 @@ class _Keep:
             levels = parent_levels(query.workspace / query.target)
         self.screen = ParentScreen(query.workspace / query.target, levels) if levels else None
         self.hidden = not query.include_hidden and not query.target_is_file
+        #: The glob, unless a file is named as the path: that is searched whatever its name.
+        self.glob = query.glob if not query.target_is_file else None
         self.last: tuple[str, bool] = ("", False)
 
     def __call__(self, path: str) -> bool:
@@ -163,7 +165,7 @@ class _Keep:
         query, rel = self.query, path[self.prefix :]
         keep = not (
             (self.hidden and (rel.startswith(".") or "/." in rel))
-            or (query.glob is not None and not query.glob.matches(path, query.target))
+            or (self.glob is not None and not self.glob.matches(path, query.target))
             or (self.screen is not None and self.screen.excluded(rel))
         )
         self.last = (path, keep)

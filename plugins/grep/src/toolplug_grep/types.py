@@ -9,6 +9,8 @@ from toolplug import Action, Observation
 
 #: The most results (files, counts or lines) one call may ask for.
 MAX_LIMIT = 2_000
+#: The largest offset: past it, a narrower search is the way on.
+MAX_OFFSET = 1_000_000
 #: The most context lines asked for on either side of a match.
 MAX_CONTEXT = 50
 
@@ -100,6 +102,7 @@ class GrepAction(Action):
     offset: int = Field(
         default=0,
         ge=0,
+        le=MAX_OFFSET,
         description="Results to skip, to get the next page (a note gives the value).",
     )
     include_hidden: bool = Field(
