@@ -90,6 +90,7 @@ def test_case_glob_and_type_filters(tmp_path: Path, make_tool) -> None:
     assert tool.call({"pattern": "main", "glob": "src/**/*.py"}).files == ["src/app.py"]
     assert tool.call({"pattern": "main", "glob": "*.py", "path": "docs"}).files == ["docs/a.py"]
     assert tool.call({"pattern": "main", "glob": "/*.py", "path": "docs"}).files == ["docs/a.py"]
+    assert tool.call({"pattern": "main", "glob": "./src/*.py"}).files == ["src/app.py"]
     assert tool.call({"pattern": "MAIN", "glob": "**/deep/*", "type": "py"}).files == [
         "src/deep/x.pyi"
     ]
@@ -287,6 +288,7 @@ def test_names_that_are_not_utf8_are_shown_escaped(tmp_path: Path, make_tool) ->
         ({"pattern": "foo(", "output_mode": "content"}, "'foo(' cannot be searched: "),
         ({"pattern": "x", "type": "pyy"}, "'pyy' is not a known file type. Close ones: py"),
         ({"pattern": "x", "path": "nope"}, "The path 'nope' does not exist"),
+        ({"pattern": "x", "path": "src/*.py"}, "to pick files by name, use glob"),
         ({"pattern": "x", "context": 2}, "need output_mode 'content'"),
         ({"pattern": "x", "glob": "src/[a"}, "is never closed"),
         ({"pattern": "x", "limit": 0}, "limit"),

@@ -41,8 +41,8 @@ class Engine:
     and the file types it knows (name -> globs)."""
 
     name: str
-    files: Callable[[Query, Problems], Iterator[list[str]]]
-    counts: Callable[[Query, Problems], Iterator[tuple[str, int]]]
+    files: Callable[[Query, Problems], Generator[list[str], None, None]]
+    counts: Callable[[Query, Problems], Generator[tuple[str, int], None, None]]
     lines: Callable[[Query, Problems], Generator[Line, None, None]]
     types: Callable[[], dict[str, str]]
 
@@ -128,13 +128,19 @@ class GrepExecutor:
         problems = Problems()
         engine = self.settings.engine
         page = _Page(action, limit, where)
+        # Each engine answer is closed on the way out: ripgrep is then stopped and reaped.
         if action.output_mode == "files_with_matches":
-            page.files(engine.files(query, problems), query.workspace)
+            with contextlib.closing(engine.files(query, problems)) as batches:
+                page.files(batches, query.workspace)
         elif action.output_mode == "count":
-            page.counts(engine.counts(query, problems))
+            with contextlib.closing(engine.counts(query, problems)) as pairs:
+                page.counts(pairs)
         else:
             needed = action.offset + limit + 1  # one more tells that there are more
-            page.lines(engine.lines(replace(query, max_lines=needed), problems), needed)
+            with contextlib.closing(
+                engine.lines(replace(query, max_lines=needed), problems)
+            ) as lines:
+                page.lines(lines, needed)
         observation = page.observation(problems, self._skipped(action, query))
         observation.search_path = printable(str(query.workspace / query.target))
         return observation
@@ -182,9 +188,14 @@ class GrepExecutor:
                 "'src', or omit path to search all of it."
             )
         if not resolved.exists():
+            hint = (
+                " path names one file or directory: to pick files by name, use glob."
+                if any(char in path for char in "*?[{")
+                else ""
+            )
             raise Refused(
                 f"The path {quoted(path)} does not exist (looked for {resolved}). Give a file "
-                "or directory in the workspace, or omit path to search all of it."
+                f"or directory in the workspace, or omit path to search all of it.{hint}"
             )
         rel = resolved.relative_to(workspace).as_posix()
         return ("" if rel == "." else rel), resolved.is_file()
@@ -205,6 +216,8 @@ class GrepExecutor:
             return name
         close = difflib.get_close_matches(name, list(known), n=6, cutoff=0.5)
         hint = f" Close ones: {', '.join(close)}." if close else ""
+        if self.settings.engine.name == "python":
+            hint += f" (Without rg, only these are known: {', '.join(sorted(known))}.)"
         raise Refused(
             f"{quoted(name)} is not a known file type.{hint} Use a glob such as '*.ext' "
             "for other files."
@@ -276,23 +289,22 @@ class _Page:
             for _, path, count in heapq.nsmallest(want, kept)[self.action.offset :]
         ]
 
-    def lines(self, lines: Generator[Line, None, None], needed: int) -> None:
-        """Read lines until the page and one more are in; then stop the engine."""
+    def lines(self, lines: Iterator[Line], needed: int) -> None:
+        """Read lines until the page and one more are in (the caller stops the engine)."""
         seen = 0
-        with contextlib.closing(lines):
-            for line in lines:
-                seen += 1
-                if seen > self.action.offset and len(self.lines_shown) < self.limit:
-                    self.lines_shown.append(
-                        GrepLine(
-                            file=printable(line.file),
-                            line=line.number,
-                            text=printable(cut_line(line.text)),
-                            is_match=line.is_match,
-                        )
+        for line in lines:
+            seen += 1
+            if seen > self.action.offset and len(self.lines_shown) < self.limit:
+                self.lines_shown.append(
+                    GrepLine(
+                        file=printable(line.file),
+                        line=line.number,
+                        text=printable(cut_line(line.text)),
+                        is_match=line.is_match,
                     )
-                if seen >= needed:
-                    break
+                )
+            if seen >= needed:
+                break
         self.total = None if seen >= needed else seen
 
     def observation(self, problems: Problems, skipped: str) -> GrepObservation:

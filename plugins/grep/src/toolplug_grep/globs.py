@@ -43,8 +43,9 @@ def compile_glob(text: str) -> FileGlob:
     """The ``glob`` argument as a :class:`~toolplug_grep.query.FileGlob`."""
     if "\0" in text:
         raise PatternError(f"the glob {text!r} holds a NUL character; remove it")
-    on_path = "/" in text.strip("/") or text.startswith("/")
-    body = text.lstrip("/") if on_path else text
+    written = text.removeprefix("./")  # "./src/*.py" means "src/*.py"
+    on_path = "/" in written.strip("/") or written.startswith("/")
+    body = written.lstrip("/") if on_path else written
     if not body or body.endswith("/"):
         raise PatternError(
             f"the glob {text!r} names no files; give one such as '*.py' or 'src/**/*.ts'"

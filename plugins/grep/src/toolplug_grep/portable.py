@@ -44,7 +44,7 @@ def compile_pattern(query: Query) -> re.Pattern[str]:
         raise PatternError(f"it is too complex ({exc})") from None
 
 
-def files(query: Query, problems: Problems) -> Iterator[list[str]]:
+def files(query: Query, problems: Problems) -> Generator[list[str], None, None]:
     """Batches (of one) of the files with a match."""
     regex = compile_pattern(query)
     for path, text in _texts(query, problems):
@@ -52,7 +52,7 @@ def files(query: Query, problems: Problems) -> Iterator[list[str]]:
             yield [path]
 
 
-def counts(query: Query, problems: Problems) -> Iterator[tuple[str, int]]:
+def counts(query: Query, problems: Problems) -> Generator[tuple[str, int], None, None]:
     """``(file, count)``: matching lines, or matches in multiline mode."""
     regex = compile_pattern(query)
     for path, text in _texts(query, problems):

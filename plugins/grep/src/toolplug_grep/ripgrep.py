@@ -111,7 +111,7 @@ def command(rg: str, query: Query, mode: str) -> list[str]:
     return args
 
 
-def files(rg: str, query: Query, problems: Problems) -> Iterator[list[str]]:
+def files(rg: str, query: Query, problems: Problems) -> Generator[list[str], None, None]:
     """Batches of the files with a match."""
     keep = _Keep(query)
     pending = b""
@@ -123,7 +123,7 @@ def files(rg: str, query: Query, problems: Problems) -> Iterator[list[str]]:
             yield batch
 
 
-def counts(rg: str, query: Query, problems: Problems) -> Iterator[tuple[str, int]]:
+def counts(rg: str, query: Query, problems: Problems) -> Generator[tuple[str, int], None, None]:
     """``(file, count)`` pairs: matching lines, or matches in multiline mode."""
     keep = _Keep(query)
     for path, rest in _records(command(rg, query, "counts"), query, problems):
