@@ -292,6 +292,7 @@ def test_names_that_are_not_utf8_are_shown_escaped(tmp_path: Path, make_tool) ->
         ({"pattern": "x", "context": 2}, "need output_mode 'content'"),
         ({"pattern": "x", "glob": "src/[a"}, "is never closed"),
         ({"pattern": "x", "limit": 0}, "limit"),
+        ({"pattern": r"\w{1000}{1000}", "output_mode": "count"}, "cannot be searched: "),
         ({"pattern": "x", "output_mode": "lines"}, "output_mode"),
     ],
 )

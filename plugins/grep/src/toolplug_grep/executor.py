@@ -323,7 +323,10 @@ class _Page:
             )
         if problems.count:
             noun = "entry" if problems.count == 1 else "entries"
-            lines.append(f"({problems.count:,} {noun} could not be read and were skipped, such as:")
+            verb = "was" if problems.count == 1 else "were"
+            lines.append(
+                f"({problems.count:,} {noun} could not be read and {verb} skipped, such as:"
+            )
             lines.extend(f"  {printable(example)}" for example in problems.examples)
             lines[-1] += ")"
         fields: dict[str, Any] = {

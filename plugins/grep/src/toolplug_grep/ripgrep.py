@@ -232,7 +232,12 @@ def _output(args: list[str], query: Query, problems: Problems) -> Iterator[bytes
 
 def _check(status: int, errors: str, query: Query, problems: Problems) -> None:
     """Turn ripgrep's exit status and messages into an error, or problems to report."""
-    about_pattern = ("regex parse error", "not allowed in a regex", "\nerror:")
+    about_pattern = (
+        "regex parse error",
+        "not allowed in a regex",
+        "exceeds size limit",
+        "\nerror:",
+    )
     if status == 2 and any(text in f"\n{errors}" for text in about_pattern):
         raise PatternError(_regex_error(errors, query.pattern))
     for line in errors.splitlines():
@@ -256,6 +261,8 @@ def _regex_error(errors: str, pattern: str) -> str:
     reason = next((line.removeprefix("error: ") for line in lines if line.startswith("error:")), "")
     if not reason:
         reason = " ".join(line.removeprefix("rg: ").strip() for line in lines)
+    if "exceeds size limit" in reason:
+        reason = f"it is too large once compiled ({reason}); use fewer or smaller repetitions"
     for shown, carets in itertools.pairwise(lines):
         wrapped = shown.find("(?:")
         if wrapped >= 0 and "^" in carets and not carets.replace("^", "").strip():
