@@ -11,7 +11,7 @@ import pytest
 from conftest import Venv
 from toolplug import ToolContext, ToolRegistry
 
-SHIPPED = ["bash", "file_editor", "finish", "glob", "mcp", "policy", "think"]
+SHIPPED = ["bash", "file_editor", "finish", "glob", "grep", "mcp", "policy", "think"]
 DEEP = "[" * 1000 + "]" * 1000
 LONG_INT = "7" * 5000
 

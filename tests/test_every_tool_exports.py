@@ -9,7 +9,7 @@ from toolplug import ToolContext, ToolRegistry
 from toolplug.plugins import installed_plugins
 from toolplug.testing import validate_observation_exports, validate_tool_exports
 
-SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "mcp", "policy"}
+SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "grep", "mcp", "policy"}
 
 
 def test_every_shipped_plugin_is_installed_and_loads() -> None:
@@ -48,6 +48,7 @@ def test_every_export_of_every_tool_validates(tmp_path: Path) -> None:
         ("bash", {"command": "echo exported"}),
         ("file_editor", {"command": "view", "path": "."}),
         ("glob", {"pattern": "**/*"}),
+        ("grep", {"pattern": "hello", "output_mode": "content"}),
         ("bash", {"command": "exit_code_please; false"}),
         ("file_editor", {"command": "view", "path": "missing.txt"}),
     ],
