@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastmcp.server.dependencies import get_context
-from toolplug.errors import SamplingError
+from toolplug import SamplingError
 from toolplug.interaction import (
     Answer,
     Handlers,
