@@ -5,10 +5,10 @@ global providers through the OpenTelemetry API (proxies until the host sets an S
 providers, and no-ops if it never does). Its :meth:`~ToolTelemetry.traced` generator is
 the body of the plugin's ``tool_call`` wrapper.
 
-The span is made current while the call runs, so what the tool does that is traced
-(an HTTP request, an MCP server's call reached through ``toolplug-mcp``) becomes its
-child; and it is started in the caller's context, so it continues whatever trace the
-host is in (an agent's turn, an MCP request whose ``_meta`` carried a ``traceparent``).
+The span is made current while the call runs, so what the tool traces (through an
+instrumented library, or a span of its own) becomes its child; and it is started in the
+caller's context, so it continues whatever trace the host is in (an agent's turn, an
+MCP request whose ``_meta`` carried a ``traceparent``).
 """
 
 from __future__ import annotations
