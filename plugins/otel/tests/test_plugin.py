@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import Spans
 from toolplug import Toolset
 from toolplug.testing import run_toolplug
+
+SUPPORT = Path(__file__).parent / "support"
+TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
 
 
 def test_discovered_through_its_entry_point() -> None:
@@ -53,3 +61,28 @@ def test_all_installed_includes_it(spans: Spans, monkeypatch: pytest.MonkeyPatch
     with Toolset.load() as toolset:
         toolset.call("think", {"thought": "plan"})
     assert spans.one().name == "execute_tool think"
+
+
+def _cli_spans(tmp_path: Path, *args: str) -> list[str]:
+    """Run ``toolplug call`` in a process whose SDK writes its spans to a file (see
+    support/sitecustomize.py); the names of the spans it ended."""
+    spans_file = tmp_path / "spans.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(SUPPORT), env.get("PYTHONPATH", "")])
+    env["TOOLPLUG_OTEL_TEST_SPANS"] = str(spans_file)
+    done = subprocess.run(
+        [TOOLPLUG, "call", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    if not spans_file.exists():
+        return []
+    return [json.loads(line)["name"] for line in spans_file.read_text().splitlines()]
+
+
+def test_a_cli_call_is_traced_when_otel_is_named(tmp_path: Path) -> None:
+    names = _cli_spans(tmp_path, "--plugins", "think,otel", "think", '{"thought": "plan"}')
+    assert names == ["execute_tool think"]
+
+
+def test_a_selective_cli_call_is_not_traced(tmp_path: Path) -> None:
+    assert _cli_spans(tmp_path, "think", '{"thought": "plan"}') == []
