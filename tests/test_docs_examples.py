@@ -76,9 +76,11 @@ class Page:
     plugins: tuple[DocPlugin, ...] = ()
     wheels: tuple[str, ...] = ()  # demo plugins of tests/data (keys of conftest's wheels)
     files: dict[str, str] = field(default_factory=dict)  # written into the workspace
-    preludes: dict[int, str] = field(default_factory=dict)  # python block index -> code
+    # Code run before each Python block that contains the key (the setup it needs).
+    preludes: dict[str, str] = field(default_factory=dict)
     providers: tuple[str, ...] = ()  # the fake APIs the page's loops must complete
-    links: tuple[str, ...] = ()  # repository folders linked into the workspace
+    # Repository folders linked into the workspace, for `pip install ./plugins/x` and the like.
+    links: tuple[str, ...] = ("core", "plugins", "cookiecutter-tool")
     # workspace file -> the language of the page's block written there (its first one)
     block_files: dict[str, str] = field(default_factory=dict)
     home_files: dict[str, str] = field(default_factory=dict)  # written into $HOME
@@ -135,36 +137,31 @@ MCP_CONFIG = json.dumps(
 PAGES: dict[str, Page] = {
     "README.md": Page(
         plugins=(DocPlugin(0, "word_count", "toolplug-word-count"),),
-        links=("core", "plugins"),
     ),
     "docs/agent-loops.md": Page(
         files=PROJECT,
-        preludes={2: LOOP_SETUP, 3: LOOP_SETUP},
+        preludes={"client.responses.create(": LOOP_SETUP, "tools.compose(": LOOP_SETUP},
         providers=("openai", "anthropic", "responses"),
     ),
     "docs/formats.md": Page(providers=("gemini", "bedrock")),
     "docs/cli.md": Page(wheels=("demo", "hostile", "typo"), files=PROJECT),
     "docs/concepts.md": Page(),
     "docs/index.md": Page(files=PROJECT),
-    "docs/safety.md": Page(
-        files=PROJECT, block_files={"policy.toml": "toml"}, links=("plugins",), requires=("bwrap",)
-    ),
+    "docs/safety.md": Page(files=PROJECT, block_files={"policy.toml": "toml"}, requires=("bwrap",)),
     "docs/mcp/client.md": Page(
         files={"mcp.json": MCP_CONFIG, "greet_server.py": GREET_SERVER, **PROJECT}
     ),
     "docs/tools/bash.md": Page(
         files=PROJECT,
-        links=("plugins",),
         home_files={".gitconfig": "[user]\n\tname = Docs\n"},
         requires=("bwrap",),
     ),
-    "docs/tools/glob.md": Page(files=PROJECT, links=("plugins",)),
-    "docs/tools/file-editor.md": Page(files={"project/README.md": "hello\n"}, links=("plugins",)),
-    "docs/tools/finish.md": Page(links=("plugins",)),
-    "docs/tools/think.md": Page(links=("plugins",)),
+    "docs/tools/glob.md": Page(files=PROJECT),
+    "docs/tools/file-editor.md": Page(files={"project/README.md": "hello\n"}),
+    "docs/tools/finish.md": Page(),
+    "docs/tools/think.md": Page(),
     "docs/writing-a-tool.md": Page(
         plugins=(DocPlugin(0, "slugify", "toolplug-slugify"),),
-        links=("cookiecutter-tool",),
     ),
 }
 
@@ -346,7 +343,7 @@ def test_python_blocks(
     setup = PAGES.get(page, Page())
     python = [b for b in blocks(page) if b.lang in ("python", "py")]
     run = [
-        (b.where, b.line, setup.preludes.get(i, ""), b.source)
+        (b.where, b.line, "".join(c for k, c in setup.preludes.items() if k in b.source), b.source)
         for i, b in enumerate(python)
         if not b.fragment and i not in {p.block for p in setup.plugins}
     ]
