@@ -79,6 +79,7 @@ class Page:
     # Code run before each Python block that contains the key (the setup it needs).
     preludes: dict[str, str] = field(default_factory=dict)
     providers: tuple[str, ...] = ()  # the fake APIs the page's loops must complete
+    tool_output: str = ""  # what the tool results sent back to each of them must hold
     # Repository folders linked into the workspace, for `pip install ./plugins/x` and the like.
     links: tuple[str, ...] = ("core", "plugins", "cookiecutter-tool")
     # workspace file -> the language of the page's block written there (its first one)
@@ -142,8 +143,9 @@ PAGES: dict[str, Page] = {
         files=PROJECT,
         preludes={"client.responses.create(": LOOP_SETUP, "tools.compose(": LOOP_SETUP},
         providers=("openai", "anthropic", "responses"),
+        tool_output="app/main.py",  # glob found the project's files
     ),
-    "docs/formats.md": Page(providers=("gemini", "bedrock")),
+    "docs/formats.md": Page(providers=("gemini", "bedrock"), tool_output="Lisbon: sunny"),
     "docs/cli.md": Page(wheels=("demo", "hostile", "typo"), files=PROJECT),
     "docs/concepts.md": Page(),
     "docs/index.md": Page(files=PROJECT),
@@ -364,6 +366,8 @@ def test_python_blocks(
     for api in setup.providers:
         answered = [e for e in providers.exchanges[before:] if e.api == api and e.results]
         assert answered, f"no {api} loop of {page} sent a tool result back"
+        sent = json.dumps([e.results for e in answered])
+        assert setup.tool_output in sent, f"the {api} tool results lack the output: {sent}"
 
 
 # -- console --------------------------------------------------------------------------
