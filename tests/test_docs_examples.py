@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -503,3 +504,41 @@ def test_data_block(block: Block, tmp_path: Path) -> None:
         import yaml
 
         yaml.safe_load(block.source)
+
+
+# -- safety.md's decisions ----------------------------------------------------------------
+
+
+def test_the_decisions_safety_md_shows_are_the_policys(tmp_path: Path) -> None:
+    """The page's table of calls (a text fragment) is what its policy decides for them."""
+    from toolplug import Toolset
+    from toolplug_policy.loading import loads
+
+    found = blocks("docs/safety.md")
+    policy = loads(next(b.source for b in found if b.lang == "toml"), base=tmp_path)
+    table = next(b for b in found if b.source.startswith("bash: git status "))
+    (tmp_path / "src").mkdir()
+    (tmp_path / ".git").mkdir()
+    with Toolset.load(["bash", "file_editor", "glob"], workspace=tmp_path) as tools:
+        for line in table.source.splitlines():
+            call, _, shown = line.partition("->")
+            name, _, text = (part.strip() for part in call.partition(":"))
+            decision, _, why = shown.strip().partition(" (")
+            if name == "bash":
+                arguments = {"command": text}
+            elif name == "file_editor":
+                command, _, path = text.partition(" ")
+                arguments = {"command": command, "path": path}
+            else:
+                pattern, _, path = text.partition(" in ")
+                arguments = {"pattern": pattern, **({"path": path} if path else {})}
+            action = tools[name].action_type.model_validate(arguments)
+            verdict = policy.decide(name, action, tmp_path)
+            rules = [rule.number for rule in verdict.rules]
+            assert verdict.decision == decision, f"{line}: the policy says {verdict.decision}"
+            if why.startswith("rule "):
+                number = int(re.match(r"rule (\d+)", why)[1])  # type: ignore[index]
+                assert number in rules, f"{line}: decided by rules {rules}"
+            else:
+                assert why.startswith("default") and not rules, f"{line}: rules {rules}"
+    assert len(table.source.splitlines()) > 10
