@@ -1,0 +1,158 @@
+"""End to end: ``toolplug mcp serve`` with otel enabled continues the client's trace.
+
+The server runs as a real subprocess on 127.0.0.1, its SDK set up at startup by
+``support/sitecustomize.py`` to write every span it ends to a JSON-lines file; the
+client is the official MCP SDK's, in this process, traced by the SDK that conftest.py
+sets up. The client propagates its context in the request's ``params._meta``
+(``traceparent``); fastmcp, under ``serve``, extracts it with the global propagator and
+makes it current around the call, so the tool's span joins the client's trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Spans
+from opentelemetry import propagate, trace
+
+SUPPORT = Path(__file__).parent / "support"
+TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
+
+tracer = trace.get_tracer("the client")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], limit: float = 60.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {limit} s")
+
+
+def _serve(tmp_path: Path, **env: str) -> Iterator[tuple[str, Path]]:
+    """Start the server with think and otel; yield its URL and its spans file."""
+    spans_file = tmp_path / "server-spans.jsonl"
+    port = _free_port()
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]),
+        "TOOLPLUG_OTEL_TEST_SPANS": str(spans_file),
+        **env,
+    }
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(port)]
+    proc = subprocess.Popen([*args, "--plugins", "think,otel"], env=environment)
+    try:
+        _wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp", spans_file
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    yield from _serve(tmp_path)
+
+
+@pytest.fixture
+def served_propagation_only(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """fastmcp told to make no spans of its own (another layer owns the MCP spans)."""
+    yield from _serve(tmp_path, FASTMCP_TELEMETRY_MODE="propagation_only")
+
+
+def _server_spans(path: Path, name: str, limit: float = 30.0) -> list[dict[str, Any]]:
+    """The server's spans once one named ``name`` is written (it exports as each ends)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if path.exists():
+            found = [json.loads(line) for line in path.read_text().splitlines() if line]
+            if any(s["name"] == name for s in found):
+                return found
+        time.sleep(0.05)
+    raise AssertionError(f"the server wrote no span named {name!r} within {limit} s")
+
+
+async def _call_think_in_a_turn(url: str) -> tuple[int, dict[str, str]]:
+    """Call think inside a client span; its trace id and the ``_meta`` that was sent."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        with tracer.start_as_current_span("agent turn") as turn:
+            carrier: dict[str, str] = {}
+            propagate.inject(carrier)
+            result = await session.call_tool("think", {"thought": "plan"}, meta=carrier)
+            assert not result.is_error
+        return turn.get_span_context().trace_id, carrier
+
+
+def _hex(value: int) -> str:
+    return f"0x{value:032x}"
+
+
+def _span_hex(value: int) -> str:
+    return f"0x{value:016x}"
+
+
+def test_the_tool_span_continues_the_clients_trace(served: tuple[str, Path], spans: Spans) -> None:
+    url, spans_file = served
+    trace_id, carrier = asyncio.run(_call_think_in_a_turn(url))
+    assert carrier["traceparent"].split("-")[1] == f"{trace_id:032x}"
+    server = {s["context"]["span_id"]: s for s in _server_spans(spans_file, "execute_tool think")}
+    [tool] = [s for s in server.values() if s["name"] == "execute_tool think"]
+    assert tool["context"]["trace_id"] == _hex(trace_id)
+    assert tool["kind"] == "SpanKind.INTERNAL"
+    assert tool["attributes"]["gen_ai.tool.name"] == "think"
+    assert tool["attributes"]["gen_ai.operation.name"] == "execute_tool"
+    # The serve session's call id is the MCP request's id.
+    assert tool["attributes"]["gen_ai.tool.call.id"].isdigit()
+    # Its parent is fastmcp's SERVER span for the request, whose parent is the span the
+    # client sent the request in (the MCP client's own, inside the agent's turn).
+    request = server[tool["parent_id"]]
+    assert request["name"] == "tools/call think" and request["kind"] == "SpanKind.SERVER"
+    client = {_span_hex(s.context.span_id): s for s in spans.all()}
+    sent = client[request["parent_id"]]
+    assert sent.context.trace_id == trace_id
+    [turn] = [s for s in spans.all() if s.name == "agent turn"]
+    assert sent.parent is not None and sent.parent.span_id == turn.context.span_id
+
+
+def test_without_servers_spans_the_client_span_is_the_parent(
+    served_propagation_only: tuple[str, Path], spans: Spans
+) -> None:
+    url, spans_file = served_propagation_only
+    trace_id, _ = asyncio.run(_call_think_in_a_turn(url))
+    server = _server_spans(spans_file, "execute_tool think")
+    assert [s["name"] for s in server] == ["execute_tool think"]
+    [tool] = server
+    assert tool["context"]["trace_id"] == _hex(trace_id)
+    client = {_span_hex(s.context.span_id): s for s in spans.all()}
+    assert tool["parent_id"] in client
+    assert client[tool["parent_id"]].context.trace_id == trace_id
