@@ -1,8 +1,11 @@
 """Benchmark of toolplug-bash: each target against a floor measured in the same run.
 
 Run: python bench/bench_bash.py (with toolplug-bash installed). Prints one line per
-target: what, our time, the floor, the ratio, the target and PASS/MISS. The sandbox's
-targets (bubblewrap) are measured against the same tool outside the sandbox; they are
+target: what, our time, the floor, the ratio, the target and PASS/MISS; exits non-zero
+on a miss. The warm round trip is measured for a short, a medium and a long output,
+each against a raw terminal (bash on a pseudo-terminal, no parsing) and against bash
+over pipes; the session's own line typed to a raw terminal shows what the
+end-of-command protocol costs bash by itself. The sandbox's targets (bubblewrap) are measured against the same tool outside the sandbox; they are
 skipped, with the reason, where bubblewrap cannot run.
 """
 
