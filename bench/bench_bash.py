@@ -5,8 +5,9 @@ target: what, our time, the floor, the ratio, the target and PASS/MISS; exits no
 on a miss. The warm round trip is measured for a short, a medium and a long output,
 each against a raw terminal (bash on a pseudo-terminal, no parsing) and against bash
 over pipes; the session's own line typed to a raw terminal shows what the
-end-of-command protocol costs bash by itself. The sandbox's targets (bubblewrap) are measured against the same tool outside the sandbox; they are
-skipped, with the reason, where bubblewrap cannot run.
+end-of-command protocol costs bash by itself. The sandbox's targets (bubblewrap) are
+measured against the same tool outside the sandbox; they are skipped, with the reason,
+where bubblewrap cannot run.
 """
 
 from __future__ import annotations
