@@ -68,6 +68,7 @@ class Distribution:
     """One releasable distribution: its directory and what its pyproject.toml says."""
 
     directory: Path
+    relative: str  # the directory, from the repository's root: "plugins/bash"
     name: str
     version: str
     package: str  # the import package under src/
@@ -76,10 +77,6 @@ class Distribution:
     def tag(self) -> str:
         """The git tag that releases this version, e.g. ``toolplug-bash-v0.3.0``."""
         return f"{self.name}-v{self.version}"
-
-    @property
-    def relative(self) -> str:
-        return self.directory.relative_to(ROOT).as_posix()
 
 
 def distributions(root: Path = ROOT) -> list[Distribution]:
@@ -91,7 +88,10 @@ def distributions(root: Path = ROOT) -> list[Distribution]:
             continue
         project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
         package = project["name"].replace("-", "_")
-        found.append(Distribution(directory, project["name"], project["version"], package))
+        relative = directory.relative_to(root).as_posix()
+        found.append(
+            Distribution(directory, relative, project["name"], project["version"], package)
+        )
     return found
 
 
