@@ -41,7 +41,7 @@ def ranged(install_dist: Any) -> Path:
         "3.0.0",
         {"future": "tp_test_future"},
         {"tp_test_future": GOOD.replace("a.text.upper()", "a.text")},
-        requires=["pydantic>=2", "toolplug>=98.1,<99"],
+        requires=["pydantic>=2", "toolplug<99,>=98.1"],  # sorted, as built metadata has it
     )
     install_dist(
         "toolplug-extra",

@@ -138,8 +138,8 @@ def _one(version: Version, op: str, text: str) -> bool | None:
         return version < bound
     if op == ">":
         # >1.0 admits no 1.0 post-release, unless the bound is one itself.
-        same_base = Version(version.release, version.pre).same(Version(bound.release, bound.pre))
-        if bound.post is None and version.post is not None and same_base:
+        of_bound = Version(version.release, version.pre).same(bound)
+        if bound.post is None and version.post is not None and of_bound:
             return False
         return bound < version
     if op == "~=":

@@ -236,6 +236,9 @@ def core_range_error(ep: metadata.EntryPoint, report: PluginReport) -> str | Non
     specifiers = _core_requirement(ep)
     if not specifiers or contains(specifiers, __version__) is not False:
         return None
+    # Lower bounds first, as people write ranges (metadata sorts them: "<0.3,>=0.2").
+    clauses = [clause.strip() for clause in specifiers.split(",")]
+    specifiers = ",".join(sorted(clauses, key=lambda c: not c.startswith((">", "~", "="))))
     dist = report.distribution or "its distribution"
     return (
         f"{dist} {report.version or ''} supports toolplug {specifiers}, but toolplug "
