@@ -108,3 +108,22 @@ def test_a_version_without_its_changelog_entry_is_found(tmp_path: Path) -> None:
     init.write_text('__version__ = "0.0.0"\n', encoding="utf-8")
     (problem,) = release.check_consistency(release.distributions(tmp_path))
     assert problem.startswith("core: __version__ is 0.0.0, pyproject.toml says ")
+
+
+def test_the_metadata_check_knows_a_complete_wheel_from_a_bare_one(
+    wheels: dict[str, Path],
+) -> None:
+    """The core's wheel as built here, against the test plugin's (name, version, deps)."""
+    assert release.metadata_problems(wheels["core"]) == []
+    bare = release.metadata_problems(wheels["demo"])
+    name = wheels["demo"].name
+    for expected in [
+        "no classifier 'Programming Language :: Python :: 3.10'",
+        "no classifier 'Typing :: Typed'",
+        "no 'Development Status' classifier",
+        'no License-Expression (license = "SPDX" in pyproject.toml)',
+        "no License-File (license-files in pyproject.toml)",
+        "no project URL 'Source'",
+        "no Markdown readme as the long description",
+    ]:
+        assert f"{name}: {expected}" in bare

@@ -12,7 +12,7 @@ The steps, in order (``tox -e release`` runs them all):
 3. **Check**: ``twine check --strict`` on every sdist and wheel built here, and the
    wheels' metadata is complete: license expression and file, project URLs, classifiers
    for each supported Python, ``Typing :: Typed``, a development status,
-   ``Requires-Python`` and the readme.
+   ``Requires-Python`` and the readme; each sdist has its license, readme and changelog.
 4. **Install**: a fresh venv gets every distribution with
    ``pip install --no-index --find-links WHEELHOUSE toolplug toolplug-...`` (pip's own
    configuration ignored, so nothing comes from elsewhere), then runs
@@ -40,6 +40,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from dataclasses import dataclass
@@ -153,13 +154,10 @@ def check_consistency(dists: list[Distribution]) -> list[str]:
             problems.append(
                 f"{where}: __version__ is {written}, pyproject.toml says {dist.version}"
             )
-        try:
-            back = dir_for_tag(dist.tag, dists)
+        try:  # the tag must parse back to this distribution (names are unique, above)
+            dir_for_tag(dist.tag, dists)
         except ReleaseError as exc:
             problems.append(f"{where}: {exc}")
-        else:
-            if back.directory != dist.directory:  # pragma: no cover - names are unique above
-                problems.append(f"{where}: its tag {dist.tag} maps to {back.relative}")
     return problems
 
 
@@ -229,10 +227,19 @@ def metadata_problems(wheel: Path) -> list[str]:
     return [f"{wheel.name}: {problem}" for problem in problems]
 
 
+def sdist_problems(sdist: Path) -> list[str]:
+    """What an sdist lacks: its license, readme and changelog at the top of its tree."""
+    with tarfile.open(sdist) as archive:
+        top = {name.split("/", 1)[1] for name in archive.getnames() if name.count("/") == 1}
+    wanted = ("LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml")
+    return [f"{sdist.name}: no {name}" for name in wanted if name not in top]
+
+
 def check(ours: list[Path]) -> None:
-    """Step 3: twine's strict check, then the metadata a release needs."""
+    """Step 3: twine's strict check, then the metadata and files a release needs."""
     run(sys.executable, "-m", "twine", "check", "--strict", *ours)
     problems = [line for p in ours if p.suffix == ".whl" for line in metadata_problems(p)]
+    problems += [line for p in ours if p.name.endswith(".tar.gz") for line in sdist_problems(p)]
     if problems:
         raise ReleaseError("incomplete metadata:\n  " + "\n  ".join(problems))
 
