@@ -107,6 +107,18 @@ def test_a_range_the_core_cannot_read_is_not_held_against_the_plugin(install_dis
     assert report.status == "ok" and report.error is None
 
 
+def test_the_requirement_is_found_after_a_folded_header(install_dist: Any) -> None:
+    """A long License folds over lines, one of them only spaces; Requires-Dist follows."""
+    info = install_dist("toolplug-fold", "1.0.0", {"fold": "tp_test_fold"}, {"tp_test_fold": GOOD})
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toolplug-fold\nVersion: 1.0.0\n"
+        "License: Copyright the authors\n        \n        All rights granted.\n"
+        "Requires-Dist: toolplug>=98\n\nThe long description.\n"
+    )
+    (report,) = [r for r in installed_plugins("fold") if r.name == "fold"]
+    assert report.status == "broken" and "supports toolplug >=98," in str(report.error)
+
+
 # -- the specifier logic, against packaging ----------------------------------------------
 
 

@@ -1,6 +1,8 @@
 """Finding installed plugins through entry points and loading the enabled ones.
 
-Listing reads package metadata only. Loading imports exactly the enabled plugins and
+Listing reads package metadata only, and with it the range of core versions each plugin
+declares (its ``Requires-Dist: toolplug ...``): a plugin whose range leaves out this core
+is reported and never imported. Loading imports exactly the enabled plugins and
 registers them with a pluggy plugin manager, checking their hooks as pluggy's
 ``check_pending`` does; a plugin that fails to import or to pass the checks is reported
 and skipped, never fatal. What the plugins register (tools) is the registry's business:
@@ -205,8 +207,9 @@ def _core_requirement(ep: metadata.EntryPoint) -> str | None:
     if not text:
         return None
     for line in text.splitlines():
-        if not line.strip():
+        if not line:
             break  # the end of the headers: the long description follows
+        # (a line of spaces is a folded header's continuation, e.g. a long License)
         key, _, value = line.partition(":")
         if key.strip().lower() != "requires-dist" or ";" in value:
             continue
