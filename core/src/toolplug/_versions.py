@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _VERSION = re.compile(
     r"""^v?
@@ -149,6 +150,7 @@ def _one(version: Version, op: str, text: str) -> bool | None:
     return None  # pragma: no cover - the pattern admits no other operator
 
 
+@lru_cache(maxsize=64)  # plugins of one family repeat one range: parse it once
 def contains(specifiers: str, version: str) -> bool | None:
     """Whether ``version`` is inside ``specifiers`` (``">=0.2,<0.3"``); ``None``: cannot tell.
 
