@@ -337,7 +337,7 @@ async def serve_http(
     """Serve over streamable HTTP until cancelled or stopped; then close every session.
 
     A non-loopback ``host`` needs a ``token``. At most ``max_sessions`` sessions are
-    open at once (``None``: the SDK's own limit); past it a new session gets ``503``.
+    open at once (``None``: no limit); past it a new session gets ``503``.
 
     With ``handle_signals`` (in the main thread), SIGINT and SIGTERM drain the server:
     ``/readyz`` answers ``503``, new sessions and new calls are refused, calls in flight
