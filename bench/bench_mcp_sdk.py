@@ -15,7 +15,9 @@ calling the same tool of its own copy of the same server, awaited in an asyncio 
 
 The two contenders run in alternating rounds (and which goes first alternates too), so
 that a burst of load on the machine hits both alike; each round times a batch of
-sequential calls, and the figure is the median of the rounds' per-call times. Only
+sequential calls, and the figure is the median of the rounds' per-call times. A second
+line gives the CPU time this process spent per call (all its threads), which load on
+the machine disturbs less than wall time: the difference is what our layers cost. Only
 stdio: nothing leaves the machine except npm fetching the server once.
 """
 
@@ -143,17 +145,19 @@ class SdkFloor:
             self.ready.set()
             await self.stop.wait()
 
-    def per_call_ms(self, calls: int) -> float:
-        """Milliseconds per call over ``calls`` sequential calls, timed in the loop."""
+    def per_call(self, calls: int) -> tuple[float, float]:
+        """Wall and CPU milliseconds per call over ``calls`` sequential calls, timed in
+        the loop."""
         name, arguments = self.server.tool, self.server.arguments
 
-        async def run() -> float:
-            start = time.perf_counter()
+        async def run() -> tuple[float, float]:
+            cpu, start = time.process_time(), time.perf_counter()
             for _ in range(calls):
                 result = await self.session.call_tool(name, arguments)
                 if result.is_error:
                     raise RuntimeError(f"the floor's call failed: {result}")
-            return (time.perf_counter() - start) / calls * 1000
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            return wall / calls * 1000, cpu / calls * 1000
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(120)
 
@@ -168,8 +172,20 @@ class SdkFloor:
             self.errlog.close()
 
 
-def bench(server: Server, rounds: int, calls: int) -> tuple[float, float, list[float]]:
-    """Per-call medians (ours, floor) in ms, and each round's ratio."""
+@dataclass
+class Figures:
+    """Per-call medians in ms (wall time, and CPU time of this process) and each
+    round's wall-time ratio."""
+
+    ours: float
+    floor: float
+    ours_cpu: float
+    floor_cpu: float
+    ratios: list[float]
+
+
+def bench(server: Server, rounds: int, calls: int) -> Figures:
+    """Time our calls and the floor's in alternating rounds."""
     from toolplug import Tool, Toolset
 
     config = {"mcpServers": {"s": server.entry()}}
@@ -180,36 +196,50 @@ def bench(server: Server, rounds: int, calls: int) -> tuple[float, float, list[f
             if tool not in toolset:
                 raise RuntimeError(f"{server.label}: no tool {tool!r} in {sorted(toolset)}")
 
-            def ours_per_call_ms(n: int) -> float:
-                start = time.perf_counter()
+            def ours_per_call(n: int) -> tuple[float, float]:
+                cpu, start = time.process_time(), time.perf_counter()
                 for _ in range(n):
                     observation = toolset.call(tool, arguments)
                     if observation.is_error:
                         raise RuntimeError(f"our call failed: {observation.text}")
-                return (time.perf_counter() - start) / n * 1000
+                wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+                return wall / n * 1000, cpu / n * 1000
 
-            ours_per_call_ms(calls)  # warm up both (imports, caches, the JIT of node)
-            floor.per_call_ms(calls)
+            ours_per_call(calls)  # warm up both (imports, caches, node's JIT)
+            floor.per_call(calls)
             ours, raw = [], []
             for i in range(rounds):
                 if i % 2:
-                    raw.append(floor.per_call_ms(calls))
-                    ours.append(ours_per_call_ms(calls))
+                    raw.append(floor.per_call(calls))
+                    ours.append(ours_per_call(calls))
                 else:
-                    ours.append(ours_per_call_ms(calls))
-                    raw.append(floor.per_call_ms(calls))
+                    ours.append(ours_per_call(calls))
+                    raw.append(floor.per_call(calls))
     finally:
         floor.close()
-    return statistics.median(ours), statistics.median(raw), [o / r for o, r in zip(ours, raw)]
+    return Figures(
+        ours=statistics.median(o[0] for o in ours),
+        floor=statistics.median(r[0] for r in raw),
+        ours_cpu=statistics.median(o[1] for o in ours),
+        floor_cpu=statistics.median(r[1] for r in raw),
+        ratios=[o[0] / r[0] for o, r in zip(ours, raw)],
+    )
 
 
-def line(what: str, ours: float, floor: float, ratios: list[float]) -> None:
-    ratio = ours / floor
+def line(what: str, figures: Figures) -> None:
+    ratio = figures.ours / figures.floor
     verdict = "PASS" if ratio <= TARGET else "MISS"
-    spread = f"rounds {min(ratios):.2f}-{max(ratios):.2f}"
+    ratios = figures.ratios
     print(
-        f"{what:<36} ours {ours:7.3f} ms  floor {floor:7.3f} ms  ratio {ratio:5.2f}  "
-        f"({spread})  target <= {TARGET:.1f}x  {verdict}",
+        f"{what:<34} ours {figures.ours:6.3f} ms  floor {figures.floor:6.3f} ms  "
+        f"ratio {ratio:4.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f})  "
+        f"target <= {TARGET:.1f}x  {verdict}",
+        flush=True,
+    )
+    added = (figures.ours_cpu - figures.floor_cpu) * 1000
+    print(
+        f"{'':<34} cpu  {figures.ours_cpu:6.3f} ms  floor {figures.floor_cpu:6.3f} ms  "
+        f"(this process's CPU per call: {added:+.0f} us)",
         flush=True,
     )
 
@@ -223,8 +253,7 @@ def main() -> None:
     for server in (time_server(), everything_server()):
         if server is None:
             continue
-        ours, floor, ratios = bench(server, options.rounds, options.calls)
-        line(server.label, ours, floor, ratios)
+        line(server.label, bench(server, options.rounds, options.calls))
 
 
 if __name__ == "__main__":
