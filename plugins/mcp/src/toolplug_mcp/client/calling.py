@@ -28,14 +28,22 @@ import mcp_types
 T = TypeVar("T")
 
 #: The private parts of fastmcp's ``Client`` this module needs.
-_NEEDED = ("_session_state", "_claim_by_model", "_drive_input_required", "_resolve_claimed_result")
+_NEEDED = (
+    "_session_state",
+    "_claim_by_model",
+    "_progress_handler",
+    "_await_with_session_monitoring",
+    "_drive_input_required",
+    "_resolve_claimed_result",
+)
 
 
 async def call_tool(
     client: Any, name: str, arguments: dict[str, Any], timeout: float, progress: Any
 ) -> mcp_types.CallToolResult:
-    """``client.call_tool_mcp(name, arguments, timeout=timeout, progress_handler=progress)``,
-    with the same outcome in every case (see the module)."""
+    """``client.call_tool_mcp(name, arguments, timeout=timeout, progress_handler=progress)``:
+    the same request, the same result or error, the same span (only fastmcp's debug log
+    line "called call_tool" is not written); see the module."""
     if not all(hasattr(client, attribute) for attribute in _NEEDED):
         result: mcp_types.CallToolResult = await client.call_tool_mcp(
             name, arguments, timeout=timeout, progress_handler=progress
