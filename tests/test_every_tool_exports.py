@@ -9,7 +9,7 @@ from toolplug import ToolContext, ToolRegistry
 from toolplug.plugins import installed_plugins
 from toolplug.testing import validate_observation_exports, validate_tool_exports
 
-SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "grep", "mcp", "policy"}
+SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "grep", "mcp", "policy", "otel"}
 
 
 def test_every_shipped_plugin_is_installed_and_loads() -> None:

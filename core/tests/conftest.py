@@ -21,18 +21,28 @@ def echo_tool() -> ToolDefinition[EchoAction, EchoObservation]:
 def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
     """Install a distribution the way pip lays it out: a module and its .dist-info.
 
-    ``install_dist("demo", "1.2.0", {"demo": "demo_plugin"}, {"demo_plugin": "...code"})``
+    ``install_dist("demo", "1.2.0", {"demo": "demo_plugin"}, {"demo_plugin": "...code"})``;
+    ``requires`` are its ``Requires-Dist`` lines (``["toolplug>=0.2,<0.3"]``).
     """
     site = tmp_path / "site-packages"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
 
     def install(
-        dist: str, version: str, entry_points: dict[str, str], modules: dict[str, str]
+        dist: str,
+        version: str,
+        entry_points: dict[str, str],
+        modules: dict[str, str],
+        requires: tuple[str, ...] | list[str] = (),
     ) -> Path:
         info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
         info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+        headers = [f"Name: {dist}", f"Version: {version}"]
+        headers += [f"Requires-Dist: {requirement}" for requirement in requires]
+        # The long description follows the headers; a plugin's readme mentions toolplug.
+        body = "Requires-Dist: toolplug>=999 is prose here, not a header.\n"
+        metadata = "Metadata-Version: 2.1\n" + "\n".join(headers) + "\n\n" + body
+        (info / "METADATA").write_text(metadata)
         lines = ["[toolplug]"] + [f"{name} = {value}" for name, value in entry_points.items()]
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
         for module, code in modules.items():

@@ -6,6 +6,9 @@ JSON schema, the way `ToolDefinition.from_function` reads a function's parameter
 from the annotations, defaults from the signature, descriptions from the docstring
 (a Google ``Args:`` section, reST ``:param name:`` fields, or ``- ``name``: text``
 bullets). ``toolplug tools --params`` prints it.
+
+:func:`validate_params` checks the values a host gives against those annotations, with
+a pydantic model made from the same signature, before the factory runs.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
+from toolplug._text import LIST_LIMIT, cut
+from toolplug.arguments import _short
+from toolplug.errors import ToolParamsError
 from toolplug.functions import _type_hints, parse_docstring
 
 # "- ``name``: text" (or "* ``name``: text"), the bullets some create() docstrings use;
@@ -109,3 +115,67 @@ def _param_docs(doc: str) -> dict[str, str]:
         for other, more in zip(parts[1::2], parts[2::2]):
             bullets.setdefault(other, more.strip())
     return {**bullets, **found}
+
+
+def validate_params(
+    name: str, factory: Callable[..., Any], params: dict[str, Any]
+) -> dict[str, Any]:
+    """The params, checked against the factory's annotations (and converted as pydantic
+    converts arguments: ``"30"`` for an ``int`` is 30).
+
+    Only the params given are returned: the factory's own defaults still apply to the
+    others. Raises :class:`~toolplug.errors.ToolParamsError` naming each bad param, what
+    it should be and what came. Params the annotations cannot describe pass unchecked.
+    """
+    model = _params_model(factory)
+    if model is None or not params:
+        return params
+    given = {k: v for k, v in params.items() if k in model.model_fields}
+    try:
+        checked = model.model_validate(given)
+    except ValidationError as error:
+        raise ToolParamsError(_describe(name, error)) from None
+    return {**params, **{k: getattr(checked, k) for k in given}}
+
+
+_models: dict[Any, type[BaseModel] | None] = {}
+
+
+def _params_model(factory: Callable[..., Any]) -> type[BaseModel] | None:
+    """A pydantic model of the factory's annotated params (cached; ``None``: none)."""
+    key = getattr(factory, "__func__", factory)
+    if key in _models:
+        return _models[key]
+    model: type[BaseModel] | None = None
+    try:
+        signature = inspect.signature(factory)
+        hints = _type_hints(factory)
+    except (TypeError, ValueError):
+        hints = {}
+    fields: dict[str, Any] = {}
+    for index, (pname, param) in enumerate(signature.parameters.items() if hints else ()):
+        if index == 0 and param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+            continue  # the context
+        if pname in hints and param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD):
+            default = ... if param.default is param.empty else param.default
+            fields[pname] = (hints[pname], default)
+    if fields:
+        try:
+            config = ConfigDict(arbitrary_types_allowed=True)
+            model = create_model(f"{key.__qualname__}_params", __config__=config, **fields)
+        except Exception:  # annotations pydantic cannot build a model of: not checked
+            model = None
+    _models[key] = model
+    return model
+
+
+def _describe(name: str, error: ValidationError) -> str:
+    lines = [f"Invalid params for tool '{name}':"]
+    errors = error.errors(include_url=False)
+    for err in errors[:LIST_LIMIT]:
+        path = cut(".".join(str(part) for part in err["loc"]))
+        lines.append(f"- {path}: {err['msg']} (got {_short(err.get('input'))})")
+    if len(errors) > LIST_LIMIT:
+        lines.append(f"- ... ({len(errors) - LIST_LIMIT:,} more problems not shown)")
+    lines.append(f"`toolplug tools --params` lists the params of '{name}'.")
+    return "\n".join(lines)

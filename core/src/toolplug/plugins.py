@@ -1,6 +1,8 @@
 """Finding installed plugins through entry points and loading the enabled ones.
 
-Listing reads package metadata only. Loading imports exactly the enabled plugins and
+Listing reads package metadata only, and with it the range of core versions each plugin
+declares (its ``Requires-Dist: toolplug ...``): a plugin whose range leaves out this core
+is reported and never imported. Loading imports exactly the enabled plugins and
 registers them with a pluggy plugin manager, checking their hooks as pluggy's
 ``check_pending`` does; a plugin that fails to import or to pass the checks is reported
 and skipped, never fatal. What the plugins register (tools) is the registry's business:
@@ -10,6 +12,7 @@ and skipped, never fatal. What the plugins register (tools) is the registry's bu
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -181,7 +184,71 @@ def installed_plugins(
             )
         )
     _report_clashes(reports)
+    for ep, report in zip(eps, reports):
+        if report.error is None:
+            report.error = core_range_error(ep, report)
+            if report.error and report.enabled:
+                report.status = "broken"
     return reports
+
+
+def _core_requirement(ep: metadata.EntryPoint) -> str | None:
+    """The specifiers of the plugin's ``Requires-Dist: toolplug ...``, or ``None``.
+
+    Read from the METADATA file's headers with a line scan (no email parser: see
+    :func:`_dist_of`). Only an unconditional requirement counts: one with a marker
+    (``; extra == "test"``, ``; python_version < ...``) applies to some installs only.
+    """
+    dist = getattr(ep, "dist", None)
+    try:
+        text = dist.read_text("METADATA") if dist is not None else None
+    except (OSError, ValueError):  # unreadable, or not UTF-8: nothing declared
+        return None
+    if not text:
+        return None
+    for line in text.splitlines():
+        if not line:
+            break  # the end of the headers: the long description follows
+        # (a line of spaces is a folded header's continuation, e.g. a long License)
+        key, _, value = line.partition(":")
+        if key.strip().lower() != "requires-dist" or ";" in value:
+            continue
+        match = _REQUIREMENT.match(value.strip())
+        if match and re.sub(r"[-_.]+", "-", match["name"]).lower() == "toolplug":
+            return match["specifiers"].strip()
+    return None
+
+
+#: ``name [extras] specifiers`` (also in the older ``name (specifiers)`` spelling).
+_REQUIREMENT = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?(?P<specifiers>[^()@]*)\)?$"
+)
+
+
+def core_range_error(ep: metadata.EntryPoint, report: PluginReport) -> str | None:
+    """Why the plugin cannot load with this core, or ``None`` when it can.
+
+    A plugin declares the core versions it supports by its distribution's requirement
+    on ``toolplug`` (``toolplug>=0.2,<0.3``). A core outside that range is refused
+    before the plugin is imported: its import or its hooks would fail in ways that do
+    not say why. A range the core cannot read is not held against the plugin.
+    """
+    from toolplug import __version__
+    from toolplug._versions import contains
+
+    specifiers = _core_requirement(ep)
+    if not specifiers or contains(specifiers, __version__) is not False:
+        return None
+    # Lower bounds first, as people write ranges (metadata sorts them: "<0.3,>=0.2").
+    clauses = [clause.strip() for clause in specifiers.split(",")]
+    specifiers = ",".join(sorted(clauses, key=lambda c: not c.startswith((">", "~", "="))))
+    dist = report.distribution or "its distribution"
+    return (
+        f"{dist} {report.version or ''} supports toolplug {specifiers}, but toolplug "
+        f"{__version__} is installed, so it is not loaded. Install a {dist} release made "
+        f"for toolplug {__version__}, or a toolplug in its range "
+        f"(pip install 'toolplug{specifiers}')."
+    ).replace("  ", " ")
 
 
 def _report_clashes(reports: list[PluginReport]) -> None:

@@ -23,6 +23,7 @@ from toolplug.errors import (
 )
 from toolplug.formats import FormatRegistry, default_formats, fill_formats
 from toolplug.names import unknown_tool_message
+from toolplug.params import validate_params
 from toolplug.plugins import POLICY_ENV_VAR, POLICY_PLUGIN, PluginReport
 
 if TYPE_CHECKING:
@@ -349,6 +350,7 @@ class ToolRegistry:
         else:
             factory = entry.target.create if entry.kind == "class" else entry.target
             _check_params(entry.name, factory, params)
+            params = validate_params(entry.name, factory, params)
             try:
                 created = factory(context, **params)
             except ToolError:

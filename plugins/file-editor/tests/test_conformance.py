@@ -18,6 +18,7 @@ class TestFileEditorConformance(ToolConformance):
     entry_point = "file_editor"
     tool_params = {"max_file_size": 1_000_000, "undo_depth": 5}
     valid_arguments = {"command": "create", "path": "hello.txt", "file_text": "hello\n"}
+    failing_call = {"command": "view", "path": "missing.txt"}
 
 
 @pytest.mark.parametrize("alias", ["str_replace_editor", "str_replace_based_edit_tool"])

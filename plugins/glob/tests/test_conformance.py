@@ -14,3 +14,4 @@ class TestGlobConformance(ToolConformance):
     entry_point = "glob"
     tool_params = {"default_limit": 50}
     valid_arguments = {"pattern": "**/*.py"}
+    failing_call = {"pattern": "**/*.py", "path": "no/such/dir"}

@@ -14,3 +14,4 @@ class TestGrepConformance(ToolConformance):
     entry_point = "grep"
     tool_params = {"default_limit": 50}
     valid_arguments = {"pattern": "def main", "output_mode": "content"}
+    failing_call = {"pattern": "def main", "path": "no/such/dir"}

@@ -700,7 +700,14 @@ class ShellSession:
                 if killing_since is None and mark is None and not self._repairing:
                     if self._shell_replaced():
                         self._repair()
-                    if not self._repairing and self._waits_on_terminal():
+                    # A command reading the terminal waits for input; but so does the
+                    # shell at its next prompt, whose mark it wrote before that read: on
+                    # a busy machine the mark may still be unread, so read first.
+                    if (
+                        not self._repairing
+                        and self._waits_on_terminal()
+                        and not self._output_pending()
+                    ):
                         return "input", None
                 next_probe = now + (_CONFIRM_EVERY if mark is not None else _INPUT_PROBE_EVERY)
             wakeups = [deadline, last_output + limits.no_output_timeout, next_probe]
@@ -821,6 +828,17 @@ class ShellSession:
         if self._pidfd >= 0 and self._pidfd not in ready:
             return False
         return self.process is None or self.process.poll() is not None
+
+    def _output_pending(self) -> bool:
+        """Whether output is waiting to be read (on the terminal, or spooled)."""
+        if self._spool:
+            return True
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        try:
+            return bool(poller.poll(0))
+        except OSError:
+            return False
 
     def _waits_on_terminal(self) -> bool:
         try:

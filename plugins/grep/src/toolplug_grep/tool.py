@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
@@ -17,6 +17,10 @@ MAX_TIMEOUT = 86_400.0
 
 class GrepTool(ToolDefinition[GrepAction, GrepObservation]):
     """The ``grep`` tool: one instance per host session, rooted at its workspace."""
+
+    #: Made per session only to take its params; it keeps nothing between calls, so
+    #: ``toolplug mcp serve --stateless`` may share one instance across every caller.
+    stateless: ClassVar[bool] = True
 
     @classmethod
     def create(

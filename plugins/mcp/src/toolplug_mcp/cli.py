@@ -266,6 +266,35 @@ def _endpoint_path(value: str) -> str:
     help="Seconds a session may go without a request (and without an open GET stream) "
     "before it is ended and its tools closed.",
 )
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Sessions open at once; past it a new session gets 503 with Retry-After.",
+)
+@click.option(
+    "--shutdown-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="Seconds calls in flight may take to finish on SIGTERM/SIGINT before the "
+    "sessions' tools are closed.",
+)
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="No sessions: any replica answers any request (HTTP; only for tools that keep "
+    "no state, such as think and glob).",
+)
+@click.option(
+    "--tool-param",
+    "tool_param_pairs",
+    multiple=True,
+    metavar="TOOL.KEY=VALUE",
+    help="A param every session's instance of TOOL is created with, the value parsed as "
+    "JSON when it can be (repeatable): --tool-param bash.max_processes=64.",
+)
 @workspace_option
 def serve_command(
     plugins: str | None,
@@ -277,6 +306,10 @@ def serve_command(
     allowed_origins: tuple[str, ...],
     idle_timeout: float,
     policy: Path | None,
+    max_sessions: int,
+    shutdown_timeout: float,
+    stateless: bool,
+    tool_param_pairs: tuple[str, ...],
     workspace: Path | None,
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
@@ -284,6 +317,9 @@ def serve_command(
     With a policy (``--policy`` or ``TOOLPLUG_POLICY``), every call goes through it, and
     a call it asks about is put to the client's user as an MCP elicitation (refused
     when the client does not support elicitation).
+
+    Over HTTP, ``/healthz`` and ``/readyz`` answer load balancers, and SIGTERM drains
+    the server before it closes every session's tools.
     """
     from toolplug import ToolContext, ToolError
 
@@ -297,10 +333,18 @@ def serve_command(
             err=True,
         )
         sys.exit(2)
+    if stateless and transport != "http":
+        raise click.UsageError("--stateless is for --transport http (stdio serves one client)")
+    tool_params = _tool_params(tool_param_pairs)
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
         server, sessions, problems = build_server(
-            plugins, context=context, idle_timeout=idle_timeout, policy=policy
+            plugins,
+            context=context,
+            idle_timeout=idle_timeout,
+            policy=policy,
+            tool_params=tool_params,
+            stateless=stateless,
         )
     except ToolError as exc:
         click.echo(f"Error: {exc}", err=True)
@@ -321,7 +365,29 @@ def serve_command(
                 token=token,
                 allowed_origins=allowed_origins,
                 path=path,
+                max_sessions=max_sessions,
+                shutdown_timeout=shutdown_timeout,
             )
         )
     except KeyboardInterrupt:
         pass
+
+
+def _tool_params(pairs: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """``TOOL.KEY=VALUE`` pairs as ``{tool: {key: value}}``, values parsed as JSON
+    when they can be (``64`` a number, ``true`` a flag, ``bwrap`` a string)."""
+    params: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        target, sep, raw = pair.partition("=")
+        tool, dot, key = target.partition(".")
+        if not (sep and dot and tool and key):
+            raise click.BadParameter(
+                f"{pair!r} is not TOOL.KEY=VALUE (bash.max_processes=64)",
+                param_hint="--tool-param",
+            )
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        params.setdefault(tool, {})[key] = value
+    return params

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolplug.loop import run_sync
 
+from toolplug_mcp.client.calling import call_tool as call_plainly
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.listen import listening
 from toolplug_mcp.client.stderr import StderrTail
@@ -305,7 +306,7 @@ class ServerConnection:
         def send(client: Any, progress: Any = None) -> Any:
             if name in self.task_tools:
                 return call_as_task(client.session, name, arguments, timeout)
-            return client.call_tool_mcp(name, arguments, timeout=timeout, progress_handler=progress)
+            return call_plainly(client, name, arguments, timeout, progress)
 
         with self.handlers.call(tool or name) as progress:
             return await self._request(

@@ -11,7 +11,12 @@ What the server advertises, and its answer to a call of an unknown tool, are in
 Over HTTP the server speaks the session-based (handshake) MCP protocol: it declines
 the stateless ``server/discover`` probe, so that every client, fastmcp's included, gets
 a session whose tools keep their state from one call to the next. Over stdio the
-process serves one client, which is one session whatever the protocol.
+process serves one client, which is one session whatever the protocol. With
+``stateless=True`` (``--stateless``, for tools that keep no state) there are no
+sessions: any replica answers any request, from one toolset shared by all.
+
+What a load balancer sees (``/healthz``, ``/readyz``), the session limit and the
+draining on ``SIGTERM`` are in :mod:`~toolplug_mcp.server.gate`.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import mcp_types
@@ -32,6 +38,13 @@ from toolplug.formats import export_tool, render
 
 from toolplug_mcp.server import protocol
 from toolplug_mcp.server.approval import elicit_approval
+from toolplug_mcp.server.gate import (
+    DEFAULT_MAX_SESSIONS,
+    CountCalls,
+    Gate,
+    ServeState,
+    TrackSessions,
+)
 from toolplug_mcp.server.security import (
     TOKEN_ENV_VAR,
     BearerTokenMiddleware,
@@ -43,6 +56,7 @@ from toolplug_mcp.server.sessions import (
     SessionTools,
     SessionToolsets,
     connection_of,
+    stateful_tools,
 )
 from toolplug_mcp.server.shutdown import (
     SHUTDOWN_GRACE,
@@ -90,7 +104,7 @@ def _request_id() -> str | None:
 
 def _session_tools(sessions: SessionToolsets) -> SessionTools:
     """The calling session's tools."""
-    if sessions.single_client:
+    if sessions.shared:
         return sessions.only()
     connection = connection_of(get_context())
     if connection is None:  # not reached: HandshakeOnly refuses calls outside a session
@@ -122,6 +136,8 @@ def build_server(
     registry: ToolRegistry | None = None,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     policy: Any = None,
+    tool_params: Mapping[str, Mapping[str, Any]] | None = None,
+    stateless: bool = False,
 ) -> tuple[FastMCP, SessionToolsets, list[str]]:
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
@@ -130,15 +146,26 @@ def build_server(
     elicitation (:mod:`~toolplug_mcp.server.approval`), and refused when the client
     cannot be asked.
 
+    ``tool_params`` maps a tool's name to the params each session's instance is created
+    with (the bash sandbox's resource limits, say: ``{"bash": {"sandbox": "bwrap",
+    "max_processes": 64}}``). A tool given params must be served and created with them.
+
+    With ``stateless``, every call is served by one toolset shared by all callers
+    (:attr:`~toolplug_mcp.server.sessions.SessionToolsets.shared`); a tool that keeps
+    state per session (:func:`~toolplug_mcp.server.sessions.stateful_tools`) is refused.
+
     Returns the server, the sessions (close them with ``close_all`` on shutdown), and
     the problems met while loading (a tool that cannot be created is left out). Raises
     :class:`~toolplug.ToolError` for an ``idle_timeout`` that is not a positive number,
-    and :class:`~toolplug.PolicyError` for a policy that cannot be loaded.
+    params for a tool not served or that it cannot be created with, and a stateful tool
+    under ``stateless``; :class:`~toolplug.PolicyError` for a policy that cannot be
+    loaded.
     """
     if not (math.isfinite(idle_timeout) and idle_timeout > 0):
         raise ToolError(
             f"the idle timeout must be a positive, finite number of seconds, not {idle_timeout}"
         )
+    tool_params = dict(tool_params or {})
     if registry is None:
         registry = ToolRegistry.from_plugins(plugins, policy=policy, approver=elicit_approval)
     elif policy is not None:
@@ -150,13 +177,34 @@ def build_server(
     specs: list[ToolSpec] = []
     templates: list[ToolDefinition[Any, Any]] = []
     for entry in registry:
+        spec = ToolSpec(entry.name, tool_params.pop(entry.name, {}))
         try:
-            created = registry.resolve(entry.name, context)
+            created = registry.resolve(spec, context)
         except ToolError as exc:
+            if spec.params:  # asked for by name: serving it without them would mislead
+                _close_all(templates)
+                raise ToolError(f"{entry.name} cannot be created with its params: {exc}") from exc
             problems.append(f"{entry.name}: {exc}")
             continue
-        specs.append(ToolSpec(entry.name))
+        specs.append(spec)
         templates.extend(created)
+    unknown = sorted(tool_params)
+    stateful = stateful_tools(registry, [s.name for s in specs]) if stateless else []
+    if unknown or stateful:
+        _close_all(templates)
+    if unknown:
+        raise ToolError(
+            f"params given for {', '.join(unknown)}, which is not served (served: "
+            f"{', '.join(s.name for s in specs) or 'nothing'})"
+        )
+    if stateful:
+        keeps = "keeps" if len(stateful) == 1 else "keep"
+        raise ToolError(
+            f"--stateless serves tools that keep no state between calls, and "
+            f"{', '.join(stateful)} {keeps} state per session (a shell, an undo history, a "
+            "connection); serve them without --stateless (with session affinity), or "
+            "choose stateless plugins with --plugins"
+        )
     server = FastMCP(
         "toolplug",
         version=protocol.server_version(),
@@ -167,14 +215,19 @@ def build_server(
     )
     protocol.install(server)
     sessions = SessionToolsets(registry, specs, context, idle_timeout)
+    sessions.shared = stateless
     try:
         for definition in templates:
             server.add_tool(served_tool(definition, sessions))
     finally:
         # The templates only gave the schemas; each session creates its own tools.
-        for definition in templates:
-            definition.close()
+        _close_all(templates)
     return server, sessions, problems
+
+
+def _close_all(definitions: Iterable[ToolDefinition[Any, Any]]) -> None:
+    for definition in definitions:
+        definition.close()
 
 
 def endpoint_url(host: str, port: int, path: str = "/mcp") -> str:
@@ -192,26 +245,79 @@ def http_app(
     token: str | None = None,
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
+    state: ServeState | None = None,
 ) -> Any:
-    """The Starlette app for a server bound to ``host``: token, Host and Origin checks.
+    """The ASGI app for a server bound to ``host``: token, Host and Origin checks, and
+    the gate (``/healthz``, ``/readyz``, the session limit, draining) of ``state``.
 
     The SDK's session manager ends a session on the client's ``DELETE`` or after
-    ``sessions.idle_timeout`` idle seconds, and its tools close with it.
+    ``sessions.idle_timeout`` idle seconds, and its tools close with it. When
+    ``sessions.shared`` (``--stateless``), there are no sessions: every request stands
+    alone, and all share one toolset.
     """
     from starlette.middleware import Middleware as AsgiMiddleware
 
-    # Over HTTP, sessions are what keeps one client's tools apart from another's.
-    server.add_middleware(protocol.HandshakeOnly())
+    state = state or ServeState(stateless=sessions.shared)
+    server.add_middleware(CountCalls(state))
+    if not state.stateless:
+        # Over HTTP, sessions are what keeps one client's tools apart from another's.
+        server.add_middleware(protocol.HandshakeOnly())
+        # fastmcp offers no public handle on the SDK server it wraps (see protocol.install).
+        server._mcp_server.middleware.append(TrackSessions(state))
     middleware = [AsgiMiddleware(BearerTokenMiddleware, token=token)] if token else []
-    return server.http_app(
+    app = server.http_app(
         path=path,
         middleware=middleware,
         # An SSE stream per request, not a plain JSON answer: a call's progress and log
         # notifications, and its questions to the user, travel on it.
         json_response=False,
+        stateless_http=state.stateless,
         **origin_guard(host, allowed_origins),
         session_idle_timeout=sessions.idle_timeout,
     )
+    _limit_sessions(app, path, state.max_sessions)
+    return Gate(app, state, path)
+
+
+def _limit_sessions(app: Any, path: str, max_sessions: int | None) -> None:
+    """Hand the session limit to the MCP SDK's session manager once it exists.
+
+    fastmcp creates the manager when the app starts and does not take the limit; the
+    manager's ``max_sessions`` is the SDK's public setting, read at each admission.
+    """
+    from starlette.routing import Route
+
+    manager_of = next(
+        (r.endpoint for r in app.routes if isinstance(r, Route) and r.path == path), None
+    )
+    if manager_of is None or not hasattr(manager_of, "session_manager"):
+        raise RuntimeError(f"fastmcp's app has no MCP endpoint at {path}")
+    started = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app_: Any) -> Any:
+        async with started(app_) as value:
+            manager_of.session_manager.max_sessions = max_sessions
+            yield value
+
+    app.router.lifespan_context = lifespan
+
+
+def _uvicorn_server_class() -> type[Any]:
+    import uvicorn
+
+    class Uvicorn(uvicorn.Server):
+        """uvicorn's server, leaving SIGINT and SIGTERM to :func:`serve_http`.
+
+        uvicorn's own handling would stop taking connections at the first signal; the
+        server drains first (``/readyz`` says so, new sessions get ``503``).
+        """
+
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Uvicorn
 
 
 async def serve_http(
@@ -225,15 +331,20 @@ async def serve_http(
     path: str = "/mcp",
     started: asyncio.Event | None = None,
     handle_signals: bool = True,
+    max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+    shutdown_timeout: float = SHUTDOWN_GRACE,
 ) -> None:
     """Serve over streamable HTTP until cancelled or stopped; then close every session.
 
-    A non-loopback ``host`` needs a ``token``. With ``handle_signals`` (in the main
-    thread), SIGINT and SIGTERM stop serving: calls in flight get
-    :data:`~toolplug_mcp.server.shutdown.SHUTDOWN_GRACE` seconds, every session's tools
-    are closed, and then the process ends by that signal (as uvicorn's own handling
-    does). A host that handles signals itself passes ``False`` and cancels the task
-    instead; the tools are closed either way.
+    A non-loopback ``host`` needs a ``token``. At most ``max_sessions`` sessions are
+    open at once (``None``: no limit); past it a new session gets ``503``.
+
+    With ``handle_signals`` (in the main thread), SIGINT and SIGTERM drain the server:
+    ``/readyz`` answers ``503``, new sessions and new calls are refused, calls in flight
+    get up to ``shutdown_timeout`` seconds to finish (then they are cancelled), every
+    session's tools are closed, and the process ends by that signal (as uvicorn's own
+    handling does). A second signal ends the wait at once. A host that handles signals
+    itself passes ``False`` and cancels the task instead; the tools are closed either way.
     """
     import uvicorn
 
@@ -242,8 +353,17 @@ async def serve_http(
             f"binding {host} exposes the tools to the network: give a bearer token "
             f"with --token or {TOKEN_ENV_VAR}"
         )
+    if not (math.isfinite(shutdown_timeout) and shutdown_timeout >= 0):
+        raise ToolError(f"the shutdown timeout must be 0 or more seconds, not {shutdown_timeout}")
+    state = ServeState(max_sessions=max_sessions, stateless=sessions.shared)
     app = http_app(
-        server, sessions, host=host, token=token, allowed_origins=allowed_origins, path=path
+        server,
+        sessions,
+        host=host,
+        token=token,
+        allowed_origins=allowed_origins,
+        path=path,
+        state=state,
     )
     config = uvicorn.Config(
         app,
@@ -251,17 +371,29 @@ async def serve_http(
         port=port,
         log_level="warning",
         lifespan="on",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        # The calls had their time while draining; what is left are open streams.
+        timeout_graceful_shutdown=1,
     )
-    uvicorn_server = uvicorn.Server(config)
+    uvicorn_server = _uvicorn_server_class()(config)
+    draining: list[asyncio.Task[None]] = []
 
     def stop() -> None:
+        state.closing.set()  # open streams end (see gate.Gate), so uvicorn need not cut them
         uvicorn_server.should_exit = True
 
+    async def drain_then_stop() -> None:
+        await state.calls_finished(shutdown_timeout)
+        stop()
+
+    def on_signal() -> None:
+        if state.draining:  # a second signal: stop now
+            stop()
+            return
+        state.draining = True
+        draining.append(asyncio.ensure_future(drain_then_stop()))
+
     try:
-        # uvicorn handles SIGINT and SIGTERM itself while it serves, then raises them
-        # again for the handlers it found: ours, which let the tools close first.
-        with stop_on_signals(stop, enabled=handle_signals) as received:
+        with stop_on_signals(on_signal, enabled=handle_signals) as received:
             task = asyncio.create_task(uvicorn_server.serve())
             try:
                 if started is not None:
@@ -271,9 +403,11 @@ async def serve_http(
                 await asyncio.shield(task)
             except asyncio.CancelledError:
                 stop()
-                await asyncio.wait({task}, timeout=SHUTDOWN_GRACE + 5)
+                await asyncio.wait({task}, timeout=shutdown_timeout + 5)
                 raise
     finally:
+        for waiting in draining:
+            waiting.cancel()
         await sessions.close_all()
     if received:
         end_by_signal(received[0])
@@ -291,7 +425,7 @@ async def serve_stdio(
     a disconnection does, and then end the process by that signal: the server reads
     stdin in a thread that nothing can interrupt, and that would keep the process alive.
     """
-    sessions.single_client = True
+    sessions.shared = True
     stopping = asyncio.Event()
     serving = asyncio.ensure_future(server.run_stdio_async(show_banner=False))
     try:

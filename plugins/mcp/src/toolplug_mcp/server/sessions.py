@@ -8,6 +8,10 @@ for the idle timeout), or the server's shutdown. The client then gets ``404`` fo
 session id. A session that is still alive keeps its tools however long it waits
 between calls. Over stdio the process serves one client: one session, ended when the
 connection or the process ends.
+
+Under ``--stateless`` there are no sessions: every request is served by one toolset
+shared by all (:attr:`SessionToolsets.shared`), which is only right for tools that keep
+no state between calls: :func:`stateful_tools` names the others.
 """
 
 from __future__ import annotations
@@ -36,6 +40,29 @@ def client_context(context: ToolContext) -> ToolContext:
     (``extra["inherit_env"] = False``) unless the host's context says otherwise."""
     env = {name: value for name, value in context.env.items() if name != TOKEN_ENV_VAR}
     return replace(context, env=env, extra={"inherit_env": False, **context.extra})
+
+
+#: The marker a stateless tool class or factory sets (``stateless = True``) when the
+#: registry alone cannot tell: a class or a factory is assumed to keep state per created
+#: instance (a shell, an undo history, a connection), since it is made once per session.
+STATELESS_MARKER = "stateless"
+
+
+def stateful_tools(registry: ToolRegistry, names: Sequence[str]) -> list[str]:
+    """Which of the registered tools ``names`` keep state between a session's calls.
+
+    A tool registered as an instance is stateless (one instance serves every session:
+    the register_tools hook says so). A class or a factory is made once per session, so
+    it is taken as stateful unless it says otherwise with ``stateless = True`` (a class
+    attribute, or an attribute of the factory function): glob's class does, as it is
+    made per session only to take its params.
+    """
+    found = []
+    for name in names:
+        entry = registry.get(name)
+        if entry.kind != "instance" and getattr(entry.target, STATELESS_MARKER, False) is not True:
+            found.append(entry.name)
+    return found
 
 
 def connection_of(context: Any) -> Any:
@@ -117,8 +144,9 @@ class SessionToolsets:
         self.context = client_context(context)
         #: Handed to the SDK's session manager, which ends idle HTTP sessions.
         self.idle_timeout = idle_timeout
-        #: Set for stdio, where the process serves exactly one client: one session.
-        self.single_client = False
+        #: Set when one toolset serves every call: over stdio (the process serves exactly
+        #: one client), and under ``--stateless`` (the tools keep no state).
+        self.shared = False
         self._live: set[SessionTools] = set()
         self._only: SessionTools | None = None
         self._closed = False  # set by close_all: no session gets tools after it
@@ -143,7 +171,7 @@ class SessionToolsets:
         return tools
 
     def only(self) -> SessionTools:
-        """The one session's tools, when the server serves a single client (stdio)."""
+        """The one toolset every call shares (see :attr:`shared`)."""
         if self._only is None:
             self._only = self.open()
         return self._only

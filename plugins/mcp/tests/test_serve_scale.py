@@ -1,0 +1,423 @@
+"""`toolplug mcp serve` for many sessions on one host: the session limit, the health and
+readiness endpoints, draining on SIGTERM, per-session tool params, and --stateless.
+
+Every test runs the real server with real bash sessions, driven by the official MCP SDK
+client (or plain HTTP where the status line and headers are the point) on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from conftest import (
+    HAS_BASH,
+    TOOLPLUG,
+    free_port,
+    is_alive,
+    serve_env,
+    stop,
+    wait_for_port,
+)
+from mcp import ClientSession, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+pytestmark = pytest.mark.skipif(not HAS_BASH, reason="needs toolplug-bash installed")
+
+PROTOCOL = "2025-11-25"
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": PROTOCOL,
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+class Server:
+    """``toolplug mcp serve --transport http`` on a free port, stderr kept in a file."""
+
+    def __init__(self, tmp_path: Path, *extra: str, plugins: str = "bash") -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.url = f"{self.base}/mcp"
+        self.stderr_path = tmp_path / f"serve-{self.port}.txt"
+        args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(self.port)]
+        args += ["--plugins", plugins, "--workspace", str(tmp_path), *extra]
+        with self.stderr_path.open("w") as stderr:
+            self.proc = subprocess.Popen(args, env=serve_env(tmp_path), stderr=stderr)
+        wait_for_port(self.port, self.proc)
+
+    def get(self, path: str) -> httpx2.Response:
+        return httpx2.get(self.base + path, timeout=30)
+
+    def open_raw(self) -> httpx2.Response:
+        """A plain-HTTP ``initialize`` that would open a session."""
+        return httpx2.post(self.url, json=INIT, headers=ACCEPT, timeout=30)
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
+
+
+@asynccontextmanager
+async def session(url: str, *, outlived: bool = False) -> AsyncIterator[ClientSession]:
+    """An initialized session of the official SDK client.
+
+    ``outlived``: the server is stopped before the session ends, so the client's
+    goodbye (its ``DELETE``) fails; that failure is not the test's.
+    """
+    stack = AsyncExitStack()
+    read, write = await stack.enter_async_context(streamable_http_client(url))
+    client = await stack.enter_async_context(ClientSession(read, write))
+    try:
+        await client.initialize()
+        yield client
+    finally:
+        try:
+            await stack.aclose()
+        except Exception:
+            if not outlived:
+                raise
+
+
+async def bash(client: ClientSession, command: str) -> str:
+    result = await client.call_tool("bash", {"command": command})
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert not result.is_error, text
+    return text.split("\n[", 1)[0].rstrip("\n")  # the output, without bash's status line
+
+
+def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
+    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {limit} s")
+        time.sleep(0.05)
+
+
+async def until(check: Any, what: str, limit: float = 30.0) -> None:
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {limit} s")
+        await asyncio.sleep(0.05)
+
+
+def kill_left(pids: list[int]) -> None:
+    for pid in pids:
+        if is_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+# -- the session limit, /healthz and /readyz ------------------------------------------
+
+
+async def test_past_max_sessions_a_new_session_gets_503_and_the_others_go_on(
+    tmp_path: Path,
+) -> None:
+    server = Server(tmp_path, "--max-sessions", "2")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    try:
+        assert server.get("/readyz").status_code == 200
+        async with session(server.url) as first, session(server.url) as second:
+            await bash(first, f"cd {tmp_path / 'a'} && X=first")
+            await bash(second, f"cd {tmp_path / 'b'} && X=second")
+            health = server.get("/healthz")
+            assert health.status_code == 200
+            assert health.json() == {
+                "status": "ok",
+                "sessions": 2,
+                "max_sessions": 2,
+                "calls_in_flight": 0,
+                "stateless": False,
+            }
+            ready = server.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["reason"] == "full"
+
+            # Plain HTTP: the status, Retry-After and a JSON-RPC error body.
+            refused = server.open_raw()
+            assert refused.status_code == 503
+            assert refused.headers["retry-after"] == "5"
+            assert "mcp-session-id" not in refused.headers
+            body = refused.json()
+            assert body["jsonrpc"] == "2.0" and body["id"] is None
+            assert "limit of 2 sessions (--max-sessions)" in body["error"]["message"]
+            assert body["error"]["data"]["reason"] == "full"
+
+            # The SDK client: an MCPError that says why.
+            with pytest.raises(BaseException) as caught:
+                async with session(server.url):
+                    pass
+            errors = _leaves(caught.value)
+            assert any(isinstance(e, MCPError) and "--max-sessions" in str(e) for e in errors), (
+                errors
+            )
+
+            # The two sessions were not touched: their shells are where they were.
+            assert await bash(first, "pwd; echo $X") == f"{tmp_path / 'a'}\nfirst"
+            assert await bash(second, "pwd; echo $X") == f"{tmp_path / 'b'}\nsecond"
+
+        # Both ended (the clients' DELETE): room again.
+        wait_until(lambda: server.get("/healthz").json()["sessions"] == 0, "sessions ended")
+        assert server.get("/readyz").status_code == 200
+        async with session(server.url) as third:
+            assert await bash(third, "echo $X; echo ok") == "\nok"
+    finally:
+        stop(server.proc)
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return [leaf for e in inner for leaf in _leaves(e)]
+    return [exc]
+
+
+def test_the_probes_need_no_token_and_answer_head(tmp_path: Path) -> None:
+    server = Server(tmp_path, "--token", "s3cret")
+    try:
+        assert server.open_raw().status_code == 401  # the endpoint keeps its token
+        health = server.get("/healthz")
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        ready = server.get("/readyz")
+        assert ready.status_code == 200
+        assert ready.json()["ready"] is True and ready.json()["reason"] is None
+        head = httpx2.head(server.base + "/readyz", timeout=30)
+        assert head.status_code == 200 and head.content == b""
+        assert httpx2.post(server.base + "/healthz", timeout=30).status_code != 200
+    finally:
+        stop(server.proc)
+
+
+# -- draining on SIGTERM ----------------------------------------------------------------
+
+
+async def test_sigterm_drains_then_closes_every_sessions_shell(tmp_path: Path) -> None:
+    """A call in flight finishes; meanwhile the server is unready, refuses new sessions
+    and new calls; then every session's bash is gone and the process ends by SIGTERM."""
+    server = Server(tmp_path, "--shutdown-timeout", "120")
+    release = tmp_path / "release"
+    pids: list[int] = []
+    try:
+        async with AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(session(server.url, outlived=True))
+                for _ in range(3)
+            ]
+            for client in clients:
+                pids.append(int(await bash(client, "echo $$")))
+            # Background jobs too: a nohup'd one must not outlive the server.
+            job = await bash(clients[1], "nohup sleep 1000 >/dev/null 2>&1 & echo $!")
+            pids.append(int(job.split()[-1]))  # after the shell's own "[1] pid"
+            assert all(is_alive(p) for p in pids)
+            # A call that runs until the test lets it go.
+            wait = f"while [ ! -e {release} ]; do sleep 0.05; done; echo finished"
+            in_flight = asyncio.ensure_future(bash(clients[0], wait))
+            await until(lambda: server.get("/healthz").json()["calls_in_flight"] == 1, "call")
+
+            server.proc.send_signal(signal.SIGTERM)
+            await until(lambda: server.get("/healthz").json()["status"] == "draining", "drain")
+            ready = server.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["reason"] == "draining"
+            refused = server.open_raw()
+            assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+            assert "shutting down" in refused.json()["error"]["message"]
+            with pytest.raises(MCPError, match="shutting down and takes no new calls"):
+                await clients[2].call_tool("bash", {"command": "echo late"})
+            assert server.proc.poll() is None  # still waiting for the call
+
+            release.touch()
+            assert await in_flight == "finished"
+            await asyncio.to_thread(server.proc.wait, 60)
+    finally:
+        stop(server.proc)
+        wait_until(lambda: not any(is_alive(p) for p in pids), "the shells are gone", 30)
+        kill_left(pids)
+    assert server.proc.returncode == -signal.SIGTERM
+    assert "Traceback" not in server.stderr()
+
+
+async def test_past_the_shutdown_timeout_calls_are_cut_and_shells_closed(
+    tmp_path: Path,
+) -> None:
+    server = Server(tmp_path, "--shutdown-timeout", "0.5")
+    pids: list[int] = []
+    try:
+        async with AsyncExitStack() as stack:
+            client = await stack.enter_async_context(session(server.url, outlived=True))
+            pids.append(int(await bash(client, "echo $$")))
+            call = asyncio.ensure_future(
+                client.call_tool("bash", {"command": "sleep 1000", "timeout": 600})
+            )
+            await until(lambda: server.get("/healthz").json()["calls_in_flight"] == 1, "call")
+            server.proc.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(server.proc.wait, 60)
+            call.cancel()
+            await asyncio.gather(call, return_exceptions=True)
+    finally:
+        stop(server.proc)
+        wait_until(lambda: not any(is_alive(p) for p in pids), "the shell is gone", 30)
+        kill_left(pids)
+    assert server.proc.returncode == -signal.SIGTERM
+
+
+# -- per-session tool params: the bash sandbox's limits -----------------------------------
+
+
+def _bwrap_runs() -> bool:
+    try:
+        done = subprocess.run(
+            [
+                "bwrap",
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "--unshare-pid",
+                "--",
+                "true",
+            ],
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+async def test_each_session_gets_the_bash_sandbox_limits_given(tmp_path: Path) -> None:
+    if not _bwrap_runs():
+        pytest.skip(
+            "bubblewrap is missing or cannot make a sandbox here (apt-get install bubblewrap)"
+        )
+    server = Server(
+        tmp_path,
+        "--tool-param",
+        "bash.sandbox=bwrap",
+        "--tool-param",
+        "bash.max_processes=77",
+        "--tool-param",
+        "bash.max_memory_mb=1024",
+    )
+    try:
+        async with session(server.url) as first, session(server.url) as second:
+            for client in (first, second):
+                limits = await bash(client, "ulimit -u; ulimit -v")
+                assert limits == f"77\n{1024 * 1024}"
+    finally:
+        stop(server.proc)
+
+
+@pytest.mark.parametrize(
+    ("param", "said"),
+    [
+        ("bash.max_processes=-1", "bash cannot be created with its params"),
+        ("bash.no_such_param=1", "bash cannot be created with its params"),
+        ("glob.default_limit=5", "params given for glob, which is not served"),
+        ("bash", "is not TOOL.KEY=VALUE"),
+    ],
+)
+def test_bad_tool_params_stop_the_start(tmp_path: Path, param: str, said: str) -> None:
+    done = subprocess.run(
+        [
+            TOOLPLUG,
+            "mcp",
+            "serve",
+            "--transport",
+            "http",
+            "--plugins",
+            "bash",
+            "--port",
+            str(free_port()),
+            "--tool-param",
+            param,
+        ],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# -- --stateless ------------------------------------------------------------------------
+
+
+def test_stateless_refuses_stateful_tools(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            TOOLPLUG,
+            "mcp",
+            "serve",
+            "--transport",
+            "http",
+            "--stateless",
+            "--plugins",
+            "think,glob,bash",
+            "--port",
+            str(free_port()),
+        ],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--stateless serves tools that keep no state" in done.stderr
+    assert "bash keeps state per session" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+async def test_stateless_any_request_stands_alone(tmp_path: Path) -> None:
+    (tmp_path / "found.txt").write_text("x")
+    server = Server(tmp_path, "--stateless", plugins="think,glob")
+    other = Server(tmp_path, "--stateless", plugins="think,glob")
+    try:
+        # A client's calls go to either replica: no session id ties them to one.
+        opened = server.open_raw()
+        assert opened.status_code == 200 and "mcp-session-id" not in opened.headers
+        for url in (server.url, other.url):
+            async with session(url) as client:
+                found = await client.call_tool("glob", {"pattern": "*.txt"})
+                assert not found.is_error
+                assert "found.txt" in found.content[0].text  # type: ignore[union-attr]
+                thought = await client.call_tool("think", {"thought": "fine"})
+                assert not thought.is_error
+        health = server.get("/healthz").json()
+        assert health["stateless"] is True and health["max_sessions"] is None
+        assert server.get("/readyz").status_code == 200
+    finally:
+        stop(server.proc)
+        stop(other.proc)
+
+
+def test_stateless_needs_http(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [TOOLPLUG, "mcp", "serve", "--stateless", "--plugins", "think"],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2 and "--stateless is for --transport http" in done.stderr
