@@ -1,9 +1,13 @@
 """Benchmark of toolplug-bash: each target against a floor measured in the same run.
 
 Run: python bench/bench_bash.py (with toolplug-bash installed). Prints one line per
-target: what, our time, the floor, the ratio, the target and PASS/MISS. The sandbox's
-targets (bubblewrap) are measured against the same tool outside the sandbox; they are
-skipped, with the reason, where bubblewrap cannot run.
+target: what, our time, the floor, the ratio, the target and PASS/MISS; exits non-zero
+on a miss. The warm round trip is measured for a short, a medium and a long output,
+each against a raw terminal (bash on a pseudo-terminal, no parsing) and against bash
+over pipes; the session's own line typed to a raw terminal shows what the
+end-of-command protocol costs bash by itself. The sandbox's targets (bubblewrap) are
+measured against the same tool outside the sandbox; they are skipped, with the reason,
+where bubblewrap cannot run.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import toolplug_bash
@@ -23,6 +29,8 @@ from timing import interleaved
 from toolplug import Tool, ToolContext, ToolError
 from toolplug.testing import registry_from
 from toolplug_bash import sandbox
+from toolplug_bash.output import SecretMasker
+from toolplug_bash.session import ShellSession
 
 REPEATS = 400
 START_REPEATS = 30
@@ -48,7 +56,7 @@ def report(what: str, ours: float, floor: float, target: float, unit: str = "ms"
 
 
 class PipeBash:
-    """The floor: an already-open bash over plain pipes."""
+    """A floor: an already-open bash over plain pipes."""
 
     def __init__(self, cwd: str) -> None:
         self.process = subprocess.Popen(
@@ -61,49 +69,134 @@ class PipeBash:
         self.stdout = self.process.stdout.fileno()  # type: ignore[union-attr]
 
     def round_trip(self, line: bytes, end: bytes) -> bytes:
-        os.write(self.stdin, line)
-        data = b""
-        while not data.endswith(end):
-            chunk = os.read(self.stdout, 65536)
-            if not chunk:
-                raise RuntimeError(f"the floor's bash ended; read {data!r}")
-            data += chunk
-        return data
+        return _round_trip(self.stdin, self.stdout, line, end)
 
     def close(self) -> None:
         self.process.kill()
         self.process.wait()
 
 
+class TerminalBash:
+    """The raw terminal floor: bash on a pseudo-terminal with echo off, set up as the
+    session's is (interactive, the terminal its controlling one, job control on, no
+    prompt, no history), each command written and its output read back with plain
+    ``os.write``/``os.read``: no parsing, no end-of-command protocol.
+
+    ``protocol``: instead, the shell gets the session's own setup line, and a round
+    trip types the session's line (``eval -- 'CMD'; __tp NONCE $?``) and reads up to
+    its sentinel: what the end-of-command protocol costs bash, without the Python side.
+    """
+
+    def __init__(self, cwd: str, *, protocol: bool = False) -> None:
+        master, slave = os.openpty()
+        attrs = termios.tcgetattr(slave)
+        attrs[3] &= ~(termios.ECHO | termios.ECHONL | termios.ECHOCTL)
+        attrs[1] &= ~termios.OPOST
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        tty = os.ttyname(slave)
+        self.process = subprocess.Popen(
+            ["bash", "--norc", "--noprofile", "--noediting", "-i"],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.fd = master
+        if protocol:
+            setup = ShellSession(
+                shell="bash",
+                cwd=Path(cwd),
+                env={},
+                workdir=Path(cwd),
+                secrets=SecretMasker(()),
+                hard_timeout=None,
+            )
+            setup._tty, setup._prompt_token = tty, b"0" * 16
+            line = setup._setup_line()
+            end = setup._setup_nonce + b";0;;" + cwd.encode() + b"\x1f"
+        else:
+            line = (
+                f"exec 0<>{tty} 1>&0 2>&0; set -m +o history; unset HISTFILE MAILCHECK; "
+                "PS1= PS2=; echo ready\n"
+            ).encode()
+            end = b"ready\n"
+        self.round_trip(line, end)
+
+    def round_trip(self, line: bytes, end: bytes) -> bytes:
+        return _round_trip(self.fd, self.fd, line, end)
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        os.close(self.fd)
+
+
+def _round_trip(write_fd: int, read_fd: int, line: bytes, end: bytes) -> bytes:
+    os.write(write_fd, line)
+    data = bytearray()  # appended in place: long outputs arrive in many reads
+    while not data.endswith(end):
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            raise RuntimeError(f"the floor's bash ended; read {bytes(data[-200:])!r}")
+        data += chunk
+    return bytes(data)
+
+
+#: Output shapes of the round trip: name, command, the output's last bytes, rounds.
+SHAPES = [
+    ("short: echo hi (3 B)", "echo hi", b"hi\n", REPEATS),
+    ("medium: seq 1 3000 (14 KB, shown whole)", "seq 1 3000", b"\n3000\n", REPEATS // 4),
+    (
+        "long: seq 1 100000 (589 KB, cut, saved)",
+        "seq 1 100000",
+        b"\n100000\n",
+        REPEATS // 20,
+    ),
+]
+
+
 def bench_round_trip(workspace: str) -> bool:
+    """A warm command's round trip, for each output shape, against a raw terminal and
+    against pipes; the protocol line shows how much of the gap is bash's own work."""
     tool = make_tool(workspace)
-    executor = tool.executor
     pipes = PipeBash(workspace)
+    terminal = TerminalBash(workspace)
+    protocol = TerminalBash(workspace, protocol=True)
+    ok = True
     try:
         assert tool.call({"command": "echo hi"}).output == "hi\n"
-        echo = b"echo hi\n"
-        with_status = b"echo hi; printf '%s;%s\\n' $? \"$PWD\"\n"
-        pipes.round_trip(echo, b"hi\n")
-        from toolplug_bash import BashAction
-
-        action = BashAction(command="echo hi")
-        medians = interleaved(
-            {
-                "echo": lambda: pipes.round_trip(echo, b"hi\n"),
-                "status": lambda: pipes.round_trip(with_status, workspace.encode() + b"\n"),
-                "executor": lambda: executor(action),
-                "call": lambda: tool.call({"command": "echo hi"}),
-            },
-            REPEATS,
-        )
-        floor_echo, floor_status = medians["echo"], medians["status"]
-        ours_executor, ours_call = medians["executor"], medians["call"]
+        for label, command, end, repeats in SHAPES:
+            typed = command.encode() + b"\n"
+            nonce = b"0123456789abcdef"
+            quoted = b"eval -- '" + command.encode() + b"'; __tp " + nonce + b" $?\n"
+            sentinel = b";0;;" + workspace.encode() + b"\x1f"
+            expected = tool.call({"command": command}).output
+            assert expected.endswith(end.decode()[-4:]), expected[-40:]
+            medians = interleaved(
+                {
+                    "terminal": partial(terminal.round_trip, typed, end),
+                    "pipes": partial(pipes.round_trip, typed, end),
+                    "protocol": partial(protocol.round_trip, quoted, sentinel),
+                    "call": partial(tool.call, {"command": command}),
+                },
+                repeats,
+            )
+            print(f"{label} (medians of {repeats} rounds)")
+            ours = medians["call"]
+            ok &= report("  tool.call vs raw terminal", ours, medians["terminal"], 1.3)
+            ok &= report("  tool.call vs pipes", ours, medians["pipes"], 5)
+            report(
+                "  (info) protocol line in bash vs raw terminal",
+                medians["protocol"],
+                medians["terminal"],
+                1.3,
+            )
     finally:
-        pipes.close()
+        for floor in (pipes, terminal, protocol):
+            floor.close()
         tool.close()
-    ok = report("echo hi round trip, executor (vs pipes+status)", ours_executor, floor_status, 5)
-    ok &= report("echo hi round trip, tool.call (vs pipes+status)", ours_call, floor_status, 5)
-    report("echo hi round trip, tool.call (vs bare echo)", ours_call, floor_echo, 5)
     return ok
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 import logging
@@ -260,6 +259,8 @@ class ToolDefinition(Generic[A, O]):
             if inspect.iscoroutinefunction(close):
                 await close()
             else:
+                import asyncio  # imported on use: a sync call never needs it
+
                 result = await asyncio.to_thread(close)
                 if inspect.isawaitable(result):
                     await result

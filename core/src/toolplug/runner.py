@@ -13,15 +13,18 @@ The ``tool_call`` hook is run by pluggy itself (so new- and old-style wrappers b
 pluggy documents them). toolplug's own implementation (`toolplug._builtin_hooks`) is the
 last one called and is the one that runs the tool: it finds what to run in a context
 variable set here, so the hook's signature stays ``tool_call(tool, action, context)``.
+
+asyncio is imported where an async path uses it: a synchronous call of a synchronous
+tool in a fresh process (``toolplug call``) never needs it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextvars
 import inspect
 import logging
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
@@ -43,6 +46,8 @@ from toolplug.loop import _running_loop, background_loop, calling_loop
 from toolplug.model import Action, Observation
 
 if TYPE_CHECKING:
+    import asyncio
+
     from pluggy import HookCaller
 
     from toolplug.definition import ToolDefinition
@@ -53,7 +58,11 @@ T = TypeVar("T")
 
 #: What the core's wait raises when its time is up, on every Python we support (on
 #: 3.10 the asyncio and concurrent.futures timeouts are classes of their own).
-_TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
+_TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError,)
+if sys.version_info < (3, 11):
+    import asyncio
+
+    _TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
 _BLOCKS = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
 
 #: One way to run an executor: ``(action, timeout) -> result`` (awaitable on the async path).
@@ -141,6 +150,8 @@ class Runner:
             if hooks is None:
                 observation = await self.arun(tool.name, action, limit)
             else:
+                import asyncio
+
                 pending = _Pending(self, action, limit, asyncio.get_running_loop())
                 observation = await _acall_hook(hooks, tool, pending)
             return _with_notes(observation, notes) if notes else observation
@@ -197,6 +208,8 @@ def _strategies(fn: Callable[..., Any] | None, is_async: bool) -> tuple[SyncRun,
             return _resolved(invoke(action, timeout))
 
         async def async_keeps_time(action: Action, timeout: float | None) -> Any:
+            import asyncio
+
             return await asyncio.to_thread(_resolved_call, invoke, action, timeout)
 
         return sync_keeps_time, async_keeps_time
@@ -217,6 +230,8 @@ def _strategies(fn: Callable[..., Any] | None, is_async: bool) -> tuple[SyncRun,
         return _wait(start_in_thread(_resolved_call, fn, action), timeout)
 
     async def async_of_sync(action: Action, timeout: float | None) -> Any:
+        import asyncio
+
         if timeout is None:
             return await asyncio.to_thread(_resolved_call, fn, action)
         # A daemon thread, not the loop's pool: an abandoned call must not keep
@@ -253,6 +268,8 @@ async def _awaited(awaitable: Awaitable[T]) -> T:
 
 def _submit(awaitable: Awaitable[Any]) -> concurrent.futures.Future[Any]:
     """Start an awaitable on the background loop (the home of async tools for sync callers)."""
+    import asyncio
+
     coro: Coroutine[Any, Any, Any] = (
         awaitable if asyncio.iscoroutine(awaitable) else _awaited(awaitable)
     )
@@ -295,6 +312,8 @@ async def _within(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     """Await with a limit; :class:`_Expired` when it passes, the tool's own errors as they are."""
     if timeout is None:
         return await awaitable
+    import asyncio
+
     try:
         outcome = await asyncio.wait_for(_own_timeouts(awaitable), timeout)
     except _TIMEOUTS:
@@ -400,6 +419,8 @@ class _Pending:
         if self.loop is None or not self.runner.is_async:
             return self.runner.run(tool.name, self.action, self.timeout)
         # The async path: this is a worker thread; the executor runs on its caller's loop.
+        import asyncio
+
         coro = self.runner.arun(tool.name, self.action, self.timeout)
         self.inner = asyncio.run_coroutine_threadsafe(coro, self.loop)
         try:
@@ -447,6 +468,8 @@ async def _acall_hook(
 
     Async executors still run on this loop (see :meth:`_Pending.run`).
     """
+    import asyncio
+
     try:
         return await asyncio.wrap_future(_hook_threads.submit(_call_hook, hooks, tool, pending))
     except asyncio.CancelledError:
