@@ -701,12 +701,14 @@ class ShellSession:
                     if self._shell_replaced():
                         self._repair()
                     # A command reading the terminal waits for input; but so does the
-                    # shell at its next prompt, whose mark it wrote before that read: on
-                    # a busy machine the mark may still be unread, so read first.
+                    # shell at a prompt. On a busy machine that can be the prompt before
+                    # the command (the line sent is still unread in the terminal), or
+                    # the one after it (its mark written, not yet read here).
                     if (
                         not self._repairing
                         and self._waits_on_terminal()
                         and not self._output_pending()
+                        and not self._input_unread()
                     ):
                         return "input", None
                 next_probe = now + (_CONFIRM_EVERY if mark is not None else _INPUT_PROBE_EVERY)
@@ -839,6 +841,24 @@ class ShellSession:
             return bool(poller.poll(0))
         except OSError:
             return False
+
+    def _input_unread(self) -> bool:
+        """Whether the terminal holds input its reader has not taken yet.
+
+        Opened for the question and closed at once: a descriptor of the terminal kept
+        here would hide the shell's end (the terminal ends when its last one closes).
+        """
+        try:
+            fd = os.open(self._tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+        except OSError:
+            return False
+        try:
+            queued = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+            return bool(struct.unpack("i", queued)[0])
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     def _waits_on_terminal(self) -> bool:
         try:
