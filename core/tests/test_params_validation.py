@@ -67,9 +67,9 @@ def resolve(**params: Any) -> dict[str, Any]:
     return made[-1]
 
 
-def test_good_params_reach_the_factory_converted_as_arguments_are() -> None:
-    got = resolve(timeout="2.5", limits={"cpu": 2})
-    assert got["timeout"] == 2.5 and got["mode"] == "safe"
+def test_good_params_reach_the_factory_as_their_types() -> None:
+    got = resolve(timeout=2, limits={"cpu": 2})
+    assert got["timeout"] == 2.0 and got["mode"] == "safe"
     assert got["limits"] == Limits(cpu=2, memory_mb=512)
 
 
@@ -81,6 +81,7 @@ def test_params_it_does_not_annotate_pass_unchecked() -> None:
     ("params", "expected"),
     [
         ({"timeout": "soon"}, "- timeout: Input should be a valid number"),
+        ({"timeout": "2.5"}, "- timeout: Input should be a valid number"),  # no conversion
         ({"mode": "slow"}, "- mode: Input should be 'fast' or 'safe' (got \"slow\")"),
         ({"limits": {"memory_mb": 1}}, "- limits.cpu: Field required"),
     ],
@@ -98,6 +99,7 @@ def test_a_bad_param_is_named_with_what_it_should_be(params: dict[str, Any], exp
 def test_the_cli_reports_a_bad_param_without_a_traceback(tmp_path: Any) -> None:
     from toolplug.testing import run_toolplug
 
+    pytest.importorskip("toolplug_bash", reason="the CLI check calls bash (compat envs)")
     done = run_toolplug(
         "call", "bash", '{"command": "echo hi"}', "-p", "timeout=soon", "--workspace", str(tmp_path)
     )

@@ -120,8 +120,10 @@ def _param_docs(doc: str) -> dict[str, str]:
 def validate_params(
     name: str, factory: Callable[..., Any], params: dict[str, Any]
 ) -> dict[str, Any]:
-    """The params, checked against the factory's annotations (and converted as pydantic
-    converts arguments: ``"30"`` for an ``int`` is 30).
+    """The params, checked against the factory's annotations, strictly: no value is
+    converted to another type (``"yes"`` is not ``True``), as params carry settings such
+    as how far a tool may reach; an ``int`` is accepted for a ``float``, and a dict for
+    a model.
 
     Only the params given are returned: the factory's own defaults still apply to the
     others. Raises :class:`~toolplug.errors.ToolParamsError` naming each bad param, what
@@ -161,7 +163,7 @@ def _params_model(factory: Callable[..., Any]) -> type[BaseModel] | None:
             fields[pname] = (hints[pname], default)
     if fields:
         try:
-            config = ConfigDict(arbitrary_types_allowed=True)
+            config = ConfigDict(arbitrary_types_allowed=True, strict=True)
             model = create_model(f"{key.__qualname__}_params", __config__=config, **fields)
         except Exception:  # annotations pydantic cannot build a model of: not checked
             model = None

@@ -24,7 +24,8 @@ TEXT = DOC.read_text()
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", TEXT, re.S)
+    """The page's blocks of ``language`` (marked ``fragment`` or not)."""
+    return re.findall(rf"```{language}(?: fragment)?\n(.*?)```", TEXT, re.S)
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_the_evaluation_examples(
 
 
 def test_the_load_error_shown(tmp_path: Path) -> None:
-    shown = re.search(r"```text\n(policy\.toml, line .*?)\n```", TEXT)[1]  # type: ignore[index]
+    shown = re.search(r"```text(?: fragment)?\n(policy\.toml, line .*?)\n```", TEXT)[1]  # type: ignore[index]
     text = blocks("toml")[0]
     third = text.index("# rule 3")
     text = text[:third] + text[third:].replace('decision = "allow"', 'decision = "alow"', 1)
