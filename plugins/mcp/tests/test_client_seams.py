@@ -16,7 +16,16 @@ from typing import Any
 
 import pytest
 import toolplug_mcp
-from conftest import HERE, TOOLPLUG, demo_stdio, free_port, is_alive, stop, wait_for_port
+from conftest import (
+    HERE,
+    TOOLPLUG,
+    demo_stdio,
+    free_port,
+    is_alive,
+    serve_env,
+    stop,
+    wait_for_port,
+)
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError, Toolset
 from toolplug.testing import registry_from
 from toolplug_mcp.client.config import parse_servers
@@ -238,10 +247,10 @@ def test_a_server_that_died_between_calls_is_started_before_the_next(tmp_path: P
         assert quiet.text == "no note now"
 
 
-def serve_http(port: int) -> subprocess.Popen[bytes]:
-    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the think tool."""
-    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "think"]
-    proc = subprocess.Popen([TOOLPLUG, *args], stderr=subprocess.DEVNULL)
+def serve_http(port: int, tmp_path: Path) -> subprocess.Popen[bytes]:
+    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the test's counter tool."""
+    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "counter"]
+    proc = subprocess.Popen([TOOLPLUG, *args], env=serve_env(tmp_path), stderr=subprocess.DEVNULL)
     wait_for_port(port, proc)
     return proc
 
@@ -252,23 +261,30 @@ def test_a_remote_server_that_restarted_between_calls_gets_a_new_session(
     # The restarted server answers the old session id with 404: the call never ran
     # there, so the client starts a new session and makes it (the spec's way).
     port = free_port()
-    server = serve_http(port)
+    server = serve_http(port, tmp_path)
     try:
         remote = {"url": f"http://127.0.0.1:{port}/mcp"}
         with load({"mcpServers": {"remote": remote}}, tmp_path) as toolset:
-            assert not toolset.call("think", {"thought": "one"}).is_error
+            assert counted(toolset.call("counter", {"step": 2})) == 2
+            assert counted(toolset.call("counter", {"step": 1})) == 3
             stop(server)
-            server = serve_http(port)
-            again = toolset.call("think", {"thought": "two"})
+            server = serve_http(port, tmp_path)
+            again = toolset.call("counter", {"step": 1})
             assert not again.is_error, again.text
             assert "MCP server 'remote' had ended the session" in again.text
-            quiet = toolset.call("think", {"thought": "three"})
-            assert not quiet.is_error and "had ended" not in quiet.text
+            assert counted(again) == 1  # a new session: the old count is gone
+            quiet = toolset.call("counter", {"step": 1})
+            assert counted(quiet) == 2 and "had ended" not in quiet.text
             stop(server)
-            gone = toolset.call("think", {"thought": "four"})
+            gone = toolset.call("counter", {"step": 1})
             assert gone.is_error and "remote" in gone.text
     finally:
         stop(server)
+
+
+def counted(observation: Any) -> int:
+    """The counter's total in a call's result."""
+    return int(observation.structured_content()["value"])
 
 
 # -- a server that fails to start ---------------------------------------------------------
