@@ -55,6 +55,11 @@ class ServeState:
         self._open: set[int] = set()  # ids of the open sessions' SDK connections
         self._no_calls = asyncio.Event()
         self._no_calls.set()
+        # Requests to the MCP endpoint not answered yet: a call that has ended still
+        # has its result to write to its request's stream.
+        self._posts = 0
+        self._no_posts = asyncio.Event()
+        self._no_posts.set()
         #: Set when the server is about to stop: its open streams are ended (see Gate).
         self.closing = asyncio.Event()
 
@@ -107,10 +112,23 @@ class ServeState:
         if self.calls_in_flight == 0:
             self._no_calls.set()
 
+    def post_started(self) -> None:
+        self._posts += 1
+        self._no_posts.clear()
+
+    def post_ended(self) -> None:
+        self._posts -= 1
+        if self._posts == 0:
+            self._no_posts.set()
+
     async def calls_finished(self, timeout: float) -> bool:
-        """Wait (up to ``timeout`` seconds) until no call is in flight; whether none is."""
+        """Wait (up to ``timeout`` seconds) until no call is in flight and every request
+        has its answer written; whether that came to pass."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         try:
             await asyncio.wait_for(self._no_calls.wait(), timeout)
+            await asyncio.wait_for(self._no_posts.wait(), max(deadline - loop.time(), 0))
         except asyncio.TimeoutError:
             return False
         return True
@@ -195,6 +213,13 @@ class Gate:
                     return
                 send = self._reword_full(send)
             receive = self._until_closing(receive)
+            if scope["method"] == "POST":
+                self.state.post_started()
+                try:
+                    await self.app(scope, receive, send)
+                finally:
+                    self.state.post_ended()
+                return
         await self.app(scope, receive, send)
 
     def _until_closing(self, receive: Any) -> Any:
