@@ -12,7 +12,8 @@ from conftest import Venv
 from toolplug import ToolContext, ToolRegistry
 
 SHIPPED = ["bash", "file_editor", "finish", "glob", "grep", "mcp", "policy", "think"]
-DEEP = "[" * 1000 + "]" * 1000
+# Deeper than any supported Python parses (3.12 reads 1,000 levels, 3.11 does not).
+DEEP = "[" * 20_000 + "]" * 20_000
 LONG_INT = "7" * 5000
 
 
