@@ -3,6 +3,7 @@ process checks."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -156,3 +157,21 @@ def no_orphans() -> Iterator[None]:
         time.sleep(0.1)
         left = children_of(os.getpid()) - before
     assert not left, f"processes left running: {sorted(left)}"
+
+
+def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
+    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {limit} s")
+        time.sleep(0.05)
+
+
+async def until(check: Any, what: str, limit: float = 30.0) -> None:
+    """:func:`wait_until` for async tests: the event loop runs while waiting."""
+    deadline = time.monotonic() + limit
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: still not so after {limit} s")
+        await asyncio.sleep(0.05)

@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,8 @@ from conftest import (
     serve_env,
     start_http,
     stop,
+    until,
+    wait_until,
 )
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
@@ -37,24 +38,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 PLUGINS = "counter,spawner,bash" if HAS_BASH else "counter,spawner"
 NOHUP = "nohup sleep 1000 >/dev/null 2>&1 & echo pid=$!"
 PROTOCOL = "2025-06-18"
-
-
-def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
-    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        time.sleep(0.05)
-
-
-async def until(check: Any, what: str, limit: float = 30.0) -> None:
-    """:func:`wait_until` for async tests: the event loop runs while waiting."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        await asyncio.sleep(0.05)
 
 
 def temp_left(tmp_path: Path) -> list[str]:

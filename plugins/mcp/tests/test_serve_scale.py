@@ -11,11 +11,9 @@ import asyncio
 import os
 import signal
 import subprocess
-import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -26,7 +24,9 @@ from conftest import (
     is_alive,
     serve_env,
     stop,
+    until,
     wait_for_port,
+    wait_until,
 )
 from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
@@ -98,23 +98,6 @@ async def bash(client: ClientSession, command: str) -> str:
     text = result.content[0].text  # type: ignore[union-attr]
     assert not result.is_error, text
     return text.split("\n[", 1)[0].rstrip("\n")  # the output, without bash's status line
-
-
-def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
-    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        time.sleep(0.05)
-
-
-async def until(check: Any, what: str, limit: float = 30.0) -> None:
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        await asyncio.sleep(0.05)
 
 
 def kill_left(pids: list[int]) -> None:
