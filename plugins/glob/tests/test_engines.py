@@ -58,11 +58,10 @@ def test_auto_engine_prefers_ripgrep() -> None:
     assert choose_engine("python").name == "python"
 
 
-def test_ripgrep_leaves_a_core_for_the_tool() -> None:
+def test_ripgrep_walks_with_a_thread_per_core() -> None:
     from toolplug_glob.listing import WalkOptions
     from toolplug_glob.ripgrep import rg_command
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     [threads] = [arg for arg in rg_command("rg", WalkOptions()) if arg.startswith("--threads=")]
-    count = int(threads.removeprefix("--threads="))
-    assert count == 1 if (cores or 1) <= 2 else 1 <= count < (cores or 1)
+    assert int(threads.removeprefix("--threads=")) == min(cores or 1, 12)

@@ -58,17 +58,21 @@ def find_ripgrep() -> str | None:
 
 
 def walker_threads() -> int:
-    """How many threads ripgrep may walk with: every core this process may use but one.
+    """How many threads ripgrep may walk with: one per core this process may use.
 
-    The tool reads, matches and dates ripgrep's output while ripgrep walks, and that
-    work needs a core of its own: on two cores, two ripgrep threads would spend their
-    time fighting it (and each other) for the CPU. ripgrep's own cap is 12.
+    The tool reads, matches and dates ripgrep's output while ripgrep walks, so on two
+    cores the walk and the dating compete. Leaving the tool a core of its own (one
+    walker thread fewer) paid off only on trees with many matches on a quiet machine;
+    on a tree with few matches there is nothing to date and one thread walked 1.35-1.45x
+    slower than two, and on a busy machine the scheduler shares the CPU out by thread,
+    so one walker fell behind everywhere (issue #19's figures in docs/benchmarks.md).
+    ripgrep's own cap is 12.
     """
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
         cores = os.cpu_count() or 1
-    return max(1, min(cores - 1, 12))
+    return max(1, min(cores, 12))
 
 
 def uses_whitelist(options: WalkOptions) -> bool:
