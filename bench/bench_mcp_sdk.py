@@ -19,6 +19,14 @@ sequential calls, and the figure is the median of the rounds' per-call times. A 
 line gives the CPU time this process spent per call (all its threads), which load on
 the machine disturbs less than wall time: the difference is what our layers cost. Only
 stdio: nothing leaves the machine except npm fetching the server once.
+
+Two (info) contenders, in the same rounds, split the gap in two:
+
+- the SDK from a sync caller: the floor's own ``session.call_tool`` submitted from this
+  thread to the floor's loop thread (``asyncio.run_coroutine_threadsafe``) and waited
+  for, no toolplug at all: what any sync bridge over a loop in another thread costs;
+- ours on the client loop: ``tool.acall`` awaited on toolplug's client loop itself, so
+  our layers (argument checks, the runner, the observation) with no thread hop.
 """
 
 from __future__ import annotations
@@ -40,6 +48,9 @@ from typing import Any
 #: The server-everything release the MCP tests pin (its tools differ by release).
 EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
 TARGET = 1.1
+INFO_SDK_SYNC = "(info) the SDK from a sync caller"
+INFO_OURS_ON_LOOP = "(info) ours on the client loop"
+INFO = (INFO_SDK_SYNC, INFO_OURS_ON_LOOP)
 
 
 @dataclass
@@ -161,6 +172,19 @@ class SdkFloor:
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(120)
 
+    def per_call_from_this_thread(self, calls: int) -> tuple[float, float]:
+        """The same calls, each submitted from this (sync) thread to the floor's loop
+        and waited for: the SDK behind the plainest sync bridge."""
+        name, arguments = self.server.tool, self.server.arguments
+        cpu, start = time.process_time(), time.perf_counter()
+        for _ in range(calls):
+            call = self.session.call_tool(name, arguments)
+            result = asyncio.run_coroutine_threadsafe(call, self.loop).result(120)
+            if result.is_error:
+                raise RuntimeError(f"the floor's call failed: {result}")
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return wall / calls * 1000, cpu / calls * 1000
+
     def close(self) -> None:
         if self.stop is not None:
             self.loop.call_soon_threadsafe(self.stop.set)
@@ -182,6 +206,8 @@ class Figures:
     ours_cpu: float
     floor_cpu: float
     ratios: list[float]
+    #: The (info) contenders' per-call medians in ms (wall time).
+    info: dict[str, float] = field(default_factory=dict)
 
 
 def bench(server: Server, rounds: int, calls: int) -> Figures:
@@ -205,24 +231,48 @@ def bench(server: Server, rounds: int, calls: int) -> Figures:
                 wall, cpu = time.perf_counter() - start, time.process_time() - cpu
                 return wall / n * 1000, cpu / n * 1000
 
-            ours_per_call(calls)  # warm up both (imports, caches, node's JIT)
-            floor.per_call(calls)
-            ours, raw = [], []
+            def sdk_from_sync_caller(n: int) -> tuple[float, float]:
+                return floor.per_call_from_this_thread(n)
+
+            def ours_on_client_loop(n: int) -> tuple[float, float]:
+                from toolplug.loop import run_sync
+
+                definition = toolset[tool]
+
+                async def run() -> tuple[float, float]:
+                    cpu, start = time.process_time(), time.perf_counter()
+                    for _ in range(n):
+                        observation = await definition.acall(arguments)
+                        if observation.is_error:
+                            raise RuntimeError(f"our call failed: {observation.text}")
+                    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+                    return wall / n * 1000, cpu / n * 1000
+
+                return run_sync(run())
+
+            contenders = {
+                "ours": ours_per_call,
+                "floor": floor.per_call,
+                INFO_SDK_SYNC: sdk_from_sync_caller,
+                INFO_OURS_ON_LOOP: ours_on_client_loop,
+            }
+            for run in contenders.values():  # warm up (imports, caches, node's JIT)
+                run(calls)
+            times: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
             for i in range(rounds):
-                if i % 2:
-                    raw.append(floor.per_call(calls))
-                    ours.append(ours_per_call(calls))
-                else:
-                    ours.append(ours_per_call(calls))
-                    raw.append(floor.per_call(calls))
+                order = list(contenders.items())
+                for name, run in order if i % 2 else reversed(order):
+                    times[name].append(run(calls))
     finally:
         floor.close()
+    ours, raw = times["ours"], times["floor"]
     return Figures(
         ours=statistics.median(o[0] for o in ours),
         floor=statistics.median(r[0] for r in raw),
         ours_cpu=statistics.median(o[1] for o in ours),
         floor_cpu=statistics.median(r[1] for r in raw),
         ratios=[o[0] / r[0] for o, r in zip(ours, raw)],
+        info={name: statistics.median(t[0] for t in times[name]) for name in INFO},
     )
 
 
@@ -242,6 +292,11 @@ def line(what: str, figures: Figures) -> None:
         f"(this process's CPU per call: {added:+.0f} us)",
         flush=True,
     )
+    for name, wall in figures.info.items():
+        print(
+            f"  {name:<32} {wall:6.3f} ms  ratio to the floor {wall / figures.floor:4.2f}",
+            flush=True,
+        )
 
 
 def main() -> None:
