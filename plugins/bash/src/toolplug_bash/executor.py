@@ -209,10 +209,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     # -- what the model is told ------------------------------------------------------
 
     def _observe(self, outcome: Outcome | None, notes: list[str]) -> BashObservation:
-        cwd = str(self.config.workspace)
         if outcome is None:
             text = "\n".join(notes)
-            return BashObservation.from_text(text, output="", cwd=cwd)
+            return BashObservation.from_text(text, output="", cwd=str(self.config.workspace))
         session = self.session
         head, tail, left_out = outcome.capture.view()
         script = session.script_path if session is not None else None
@@ -229,7 +228,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         # for a reason unknown is the session failing.
         failed = reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
         if session is not None:
-            if reason in ("done", "repaired"):
+            if session.redirected and reason in ("done", "repaired"):
                 status += _redirected_note(session.redirected)
             if session.replaced_by and outcome.running:
                 status += (
@@ -253,7 +252,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             is_error=failed,
             output=shown,
             exit_code=outcome.exit_code,
-            cwd=outcome.cwd or cwd,
+            cwd=outcome.cwd or str(self.config.workspace),
             running=outcome.running,
             waiting_for_input=reason == "input",
             full_output_path=saved,

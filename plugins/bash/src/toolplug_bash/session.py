@@ -306,6 +306,10 @@ class ShellSession:
         self._reading = threading.Lock()
         self._spool = _Spool((), _SPOOL_LIMIT)
         self._drain_stop = -1
+        #: Made once per shell, not per call: one watches the terminal, one also the
+        #: shell's pidfd (a call waits on that one).
+        self._terminal_poll = select.poll()
+        self._wait_poll = select.poll()
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -380,6 +384,12 @@ class ShellSession:
             self._pidfd = os.pidfd_open(self.process.pid)
         except (AttributeError, OSError):
             self._pidfd = -1
+        self._terminal_poll = select.poll()
+        self._terminal_poll.register(master, select.POLLIN)
+        self._wait_poll = select.poll()
+        self._wait_poll.register(master, select.POLLIN)
+        if self._pidfd >= 0:
+            self._wait_poll.register(self._pidfd, select.POLLIN)
         self._scanner = _SentinelScanner()
         self._spool = _Spool((), _SPOOL_LIMIT)
         self._start_drain()
@@ -645,7 +655,8 @@ class ShellSession:
     def _drain_into(self, capture: OutputCapture) -> None:
         """Output that arrived between calls (background jobs) starts the next view."""
         pending, self._leftover = self._leftover, b""
-        chunks = self._chunks()
+        # Usually nothing came: a poll says so more cheaply than a read that fails.
+        chunks = self._chunks() if self._output_pending() else []
         if pending:
             chunks.insert(0, pending)
         for chunk in chunks:
@@ -687,10 +698,7 @@ class ShellSession:
         killing_since: float | None = None
         #: A prompt mark's body, until the shell is seen at its prompt.
         mark: bytes | None = None
-        poller = select.poll()
-        poller.register(self._fd, select.POLLIN)
-        if self._pidfd >= 0:
-            poller.register(self._pidfd, select.POLLIN)
+        poller = self._wait_poll
         # Fixed for the whole wait: the command's start changes only when it ends.
         hard = self._hard_deadline()
         while True:
@@ -852,10 +860,8 @@ class ShellSession:
         """Whether output is waiting to be read (on the terminal, or spooled)."""
         if self._spool:
             return True
-        poller = select.poll()
-        poller.register(self._fd, select.POLLIN)
         try:
-            return bool(poller.poll(0))
+            return bool(self._terminal_poll.poll(0))
         except OSError:
             return False
 
