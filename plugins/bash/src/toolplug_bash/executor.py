@@ -66,6 +66,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         self._command = ""
         self._started_at = 0.0
         self._closed = False
+        self._default_limits: Limits | None = None
 
     # -- the call ----------------------------------------------------------------------
 
@@ -153,12 +154,19 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         return self._observe(outcome, notes)
 
     def _limits(self, action: BashAction) -> Limits:
+        if action.timeout is None:
+            # The usual call: the configured limits, built once (Limits is frozen).
+            if self._default_limits is None:
+                self._default_limits = self._limits_for(None)
+            return self._default_limits
+        return self._limits_for(action.timeout)
+
+    def _limits_for(self, timeout: float | None) -> Limits:
         config = self.config
         # An explicit wait from the model also covers silence: it asked to wait.
-        quiet = action.timeout if action.timeout is not None else config.no_output_timeout
         return Limits(
-            timeout=action.timeout if action.timeout is not None else config.timeout,
-            no_output_timeout=quiet,
+            timeout=timeout if timeout is not None else config.timeout,
+            no_output_timeout=timeout if timeout is not None else config.no_output_timeout,
             max_output=config.max_output,
             max_saved_output=config.max_saved_output,
         )
@@ -201,48 +209,52 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     # -- what the model is told ------------------------------------------------------
 
     def _observe(self, outcome: Outcome | None, notes: list[str]) -> BashObservation:
-        cwd = str(self.config.workspace)
         if outcome is None:
             text = "\n".join(notes)
-            return BashObservation.from_text(text, output="", cwd=cwd)
+            return BashObservation.from_text(text, output="", cwd=str(self.config.workspace))
+        session = self.session
         head, tail, left_out = outcome.capture.view()
-        script = self.session.script_path if self.session is not None else None
+        script = session.script_path if session is not None else None
         shown = _rendered(head, script)
         saved: str | None = None
         if left_out > 0:
             saved = str(outcome.capture.save_path)
             shown += f"\n[... {left_out} bytes left out ...]\n" + _rendered(tail, script)
-        else:
+        elif tail:  # a short output is all in the head
             shown += _rendered(tail, script)
+        reason = outcome.reason
         status = self._status(outcome, saved)
         # The shell ending by itself (`exit 3`) is an answer; its end by a signal or
         # for a reason unknown is the session failing.
-        failed = outcome.reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
-        if outcome.reason in ("done", "repaired") and self.session is not None:
-            status += _redirected_note(self.session.redirected)
-        if outcome.running and self.session is not None and self.session.replaced_by:
-            status += (
-                f"\n[Note: the shell itself was replaced by `{self.session.replaced_by}` "
-                "(exec): what you type goes to it, and when it ends the session ends. "
-                "Call with reset=true for a fresh shell.]"
-            )
-        if outcome.reason == "exited":
+        failed = reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
+        if session is not None:
+            if session.redirected and reason in ("done", "repaired"):
+                status += _redirected_note(session.redirected)
+            if session.replaced_by and outcome.running:
+                status += (
+                    f"\n[Note: the shell itself was replaced by `{session.replaced_by}` "
+                    "(exec): what you type goes to it, and when it ends the session ends. "
+                    "Call with reset=true for a fresh shell.]"
+                )
+        if reason == "exited":
             self._discard_session()
             self._fresh_note = (
                 "Note: the previous shell had exited, so this is a fresh session in "
                 f"{self.config.workspace} (variables, functions and the directory were reset)."
             )
-        parts = [*notes, shown if shown.strip() else "(no output)", status]
-        # Built without validation: every value is typed here, and validating the
-        # model would be a tenth of a short command's round trip.
-        return BashObservation.model_construct(
-            content=[TextContent.model_construct(text="\n".join(p.rstrip("\n") for p in parts))],
+        # (isspace, unlike strip, neither copies the output nor goes past its first
+        # visible character.)
+        parts = [*notes, shown if shown and not shown.isspace() else "(no output)", status]
+        # Validated: pydantic-core checks these typed values faster (2.8 us for both
+        # models) than model_construct's Python loop skips the checks (4.4 us).
+        return BashObservation(
+            content=[TextContent(text="\n".join([p.rstrip("\n") for p in parts]))],
             is_error=failed,
             output=shown,
             exit_code=outcome.exit_code,
-            cwd=outcome.cwd or cwd,
+            cwd=outcome.cwd or str(self.config.workspace),
             running=outcome.running,
-            waiting_for_input=outcome.reason == "input",
+            waiting_for_input=reason == "input",
             full_output_path=saved,
         )
 

@@ -137,6 +137,9 @@ _ESCAPES = re.compile(
 # Control characters a model has no use for (tab and newline are kept).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BACKSPACE = re.compile(r"[^\n\x08]\x08")
+#: Printable ASCII, tab and newline: output of these bytes only (the common case)
+#: decodes to itself, with nothing for :func:`render` to remove.
+_PLAIN = b"\t\n" + bytes(range(0x20, 0x7F))
 
 
 class LiveOutput:
@@ -221,6 +224,11 @@ def render(data: bytes) -> str:
     bar leaves only its last state); backspaces erase; colour and other escape
     sequences, and stray control characters, are removed.
     """
+    if not data.translate(None, _PLAIN):
+        # No escape, carriage return, backspace, control or non-ASCII byte: nothing
+        # below would change the text. (Deleting the plain bytes is one quick pass in
+        # C; a regular expression's scan takes ten times as long.)
+        return data.decode("ascii")
     text = data.decode("utf-8", errors="replace")
     text = _ESCAPES.sub("", text)
     text = text.replace("\r\n", "\n")

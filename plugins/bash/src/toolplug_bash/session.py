@@ -76,6 +76,8 @@ _START_WAIT = 10.0
 #: Bytes kept of what a shell prints before it is set up.
 _STARTUP_KEPT = 4096
 _KILL_WAIT = 3.0
+#: The streams a sentinel's AWAY field may name.
+_STREAMS = ((1, b"1"), (2, b"2"))
 
 
 class ShellError(RuntimeError):
@@ -304,6 +306,10 @@ class ShellSession:
         self._reading = threading.Lock()
         self._spool = _Spool((), _SPOOL_LIMIT)
         self._drain_stop = -1
+        #: Made once per shell, not per call: one watches the terminal, one also the
+        #: shell's pidfd (a call waits on that one).
+        self._terminal_poll = select.poll()
+        self._wait_poll = select.poll()
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -378,6 +384,12 @@ class ShellSession:
             self._pidfd = os.pidfd_open(self.process.pid)
         except (AttributeError, OSError):
             self._pidfd = -1
+        self._terminal_poll = select.poll()
+        self._terminal_poll.register(master, select.POLLIN)
+        self._wait_poll = select.poll()
+        self._wait_poll.register(master, select.POLLIN)
+        if self._pidfd >= 0:
+            self._wait_poll.register(self._pidfd, select.POLLIN)
         self._scanner = _SentinelScanner()
         self._spool = _Spool((), _SPOOL_LIMIT)
         self._start_drain()
@@ -501,7 +513,7 @@ class ShellSession:
 
     def _new_nonce(self) -> bytes:
         """A fresh nonce for the next line; the spool keeps its sentinels from now on."""
-        self._nonce = secrets.token_hex(8).encode()
+        self._nonce = os.urandom(8).hex().encode()  # as secrets.token_hex, without its calls
         self._spool.markers = (
             _MARK + self._nonce + b";",
             _MARK + b"P" + self._prompt_token + b";",
@@ -587,7 +599,8 @@ class ShellSession:
         self._running_since = time.monotonic()
         self._limit_hit = False
         self._killed_command = False
-        self._arm_hard_limit()
+        if self.hard_timeout is not None:  # (without one, no timer was ever armed)
+            self._arm_hard_limit()
         return self._collect(capture, limits)
 
     def send(self, data: bytes, limits: Limits, live: LiveOutput | None = None) -> Outcome:
@@ -618,7 +631,13 @@ class ShellSession:
             termios.tcsetattr(self._fd, termios.TCSANOW, attrs)
 
     def _write(self, data: bytes) -> None:
-        view = memoryview(data)
+        try:
+            sent = os.write(self._fd, data)
+        except BlockingIOError:
+            sent = 0
+        if sent == len(data):
+            return  # the usual case: the terminal took it all at once
+        view = memoryview(data)[sent:]
         deadline = time.monotonic() + _START_WAIT
         while view:
             try:
@@ -636,7 +655,11 @@ class ShellSession:
     def _drain_into(self, capture: OutputCapture) -> None:
         """Output that arrived between calls (background jobs) starts the next view."""
         pending, self._leftover = self._leftover, b""
-        for chunk in [pending, *self._chunks()]:
+        # Usually nothing came: a poll says so more cheaply than a read that fails.
+        chunks = self._chunks() if self._output_pending() else []
+        if pending:
+            chunks.insert(0, pending)
+        for chunk in chunks:
             # Nothing runs: a stray sentinel ends nothing; what follows it is output.
             while chunk and self._consume(chunk, capture, idle=True) is not None:
                 chunk, self._leftover = self._leftover, b""
@@ -675,13 +698,11 @@ class ShellSession:
         killing_since: float | None = None
         #: A prompt mark's body, until the shell is seen at its prompt.
         mark: bytes | None = None
-        poller = select.poll()
-        poller.register(self._fd, select.POLLIN)
-        if self._pidfd >= 0:
-            poller.register(self._pidfd, select.POLLIN)
+        poller = self._wait_poll
+        # Fixed for the whole wait: the command's start changes only when it ends.
+        hard = self._hard_deadline()
         while True:
             now = time.monotonic()
-            hard = self._hard_deadline()
             if killing_since is None:
                 if hard is not None and now >= hard:
                     killing_since = now
@@ -712,21 +733,23 @@ class ShellSession:
                     ):
                         return "input", None
                 next_probe = now + (_CONFIRM_EVERY if mark is not None else _INPUT_PROBE_EVERY)
-            wakeups = [deadline, last_output + limits.no_output_timeout, next_probe]
-            if hard is not None:
-                wakeups.append(hard)
-            if killing_since is not None:
-                wakeups.append(killing_since + _KILL_WAIT)
-            wait = max(min(wakeups) - now, 0.0) if not self._spool else 0.0
+            wake = min(deadline, last_output + limits.no_output_timeout, next_probe)
+            if hard is not None and hard < wake:
+                wake = hard
+            if killing_since is not None and killing_since + _KILL_WAIT < wake:
+                wake = killing_since + _KILL_WAIT
+            wait = max(wake - now, 0.0) if not self._spool else 0.0
             if self._pidfd < 0:
                 wait = min(wait, 0.1)  # no pidfd: look at the process now and then
             try:
                 events = poller.poll(min(wait, 3600.0) * 1000)
             except OSError as exc:
                 raise ShellError(f"waiting on the terminal failed ({exc})") from exc
-            if self._closed or any(flags & select.POLLNVAL for _, flags in events):
+            if self._closed:
                 raise ShellError("the session was closed while the call waited")
-            ready = [fd for fd, _ in events]
+            for _, flags in events:
+                if flags & select.POLLNVAL:
+                    raise ShellError("the session was closed while the call waited")
             chunks = self._chunks()
             for index, chunk in enumerate(chunks):
                 found = self._consume(chunk, capture)
@@ -750,7 +773,7 @@ class ShellSession:
                 last_output = time.monotonic()
                 if mark is None:
                     next_probe = last_output + _INPUT_PROBE_EVERY
-            elif self._shell_gone(ready):
+            elif self._shell_gone([fd for fd, _ in events]):
                 for chunk in self._chunks():
                     self._consume(chunk, capture)
                 if self._starting:  # it died before it was set up: show why
@@ -819,11 +842,13 @@ class ShellSession:
         return chunks
 
     def _parse_prompt(self, body: bytes) -> int:
-        _, _, fields = body.partition(b";")
-        status, _, fields = fields.partition(b";")
-        away, _, cwd = fields.partition(b";")
+        """Take the working directory and the redirections from a sentinel's body
+        (``NONCE;STATUS;AWAY;CWD``); return its status (-1: unreadable)."""
+        fields = body.split(b";", 3)  # the directory, last, may hold ';' itself
+        fields += [b""] * (4 - len(fields))
+        _, status, away, cwd = fields
         self.cwd = cwd.decode("utf-8", errors="replace") or self.cwd
-        self.redirected = [fd for fd in (1, 2) if str(fd).encode() in away]
+        self.redirected = [fd for fd, name in _STREAMS if name in away] if away else []
         return int(status) if status.lstrip(b"-").isdigit() else -1
 
     def _shell_gone(self, ready: list[int]) -> bool:
@@ -835,10 +860,8 @@ class ShellSession:
         """Whether output is waiting to be read (on the terminal, or spooled)."""
         if self._spool:
             return True
-        poller = select.poll()
-        poller.register(self._fd, select.POLLIN)
         try:
-            return bool(poller.poll(0))
+            return bool(self._terminal_poll.poll(0))
         except OSError:
             return False
 
