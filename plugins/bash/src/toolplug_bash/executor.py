@@ -66,7 +66,6 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         self._command = ""
         self._started_at = 0.0
         self._closed = False
-        self._default_limits: Limits | None = None
 
     # -- the call ----------------------------------------------------------------------
 
@@ -154,15 +153,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         return self._observe(outcome, notes)
 
     def _limits(self, action: BashAction) -> Limits:
-        if action.timeout is None:
-            # The usual call: the configured limits, built once (Limits is frozen).
-            if self._default_limits is None:
-                self._default_limits = self._limits_for(None)
-            return self._default_limits
-        return self._limits_for(action.timeout)
-
-    def _limits_for(self, timeout: float | None) -> Limits:
-        config = self.config
+        config, timeout = self.config, action.timeout
         # An explicit wait from the model also covers silence: it asked to wait.
         return Limits(
             timeout=timeout if timeout is not None else config.timeout,
