@@ -142,7 +142,11 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             return self._result(action, real, listing)
         fd, info = place.open_file(info)
         with closing(fd):
-            head = os.pread(fd, textfile.SNIFF_BYTES, 0)
+            data = _read_small(fd, info.st_size)
+            if data is None:
+                head = os.pread(fd, textfile.SNIFF_BYTES, 0)
+            else:
+                head = data[: textfile.SNIFF_BYTES]
             mime = textfile.image_type(head)
             if mime is not None:
                 return self._view_image(action, real, fd, mime, info.st_size)
@@ -159,6 +163,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 last,
                 line_limit=self.settings.line_limit,
                 budget=self.settings.max_view_chars,
+                data=data,
             )
             text = self._render_lines(action, fd, info, first, last, found)
         return self._result(action, real, text)
@@ -209,8 +214,8 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         last: int | None,
         found: viewing.Lines,
     ) -> str:
-        lines = found.lines
-        if not lines:
+        texts = found.texts
+        if not texts:
             if found.seen == 0:
                 return f"{action.path} is empty."
             raise EditorError(
@@ -218,18 +223,17 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 f"{found.seen} line(s). Use a start between 1 and {found.seen}."
             )
         limit = self.settings.line_limit
-        rows = []
         any_cut = False
-        for line in lines:
-            row = f"{line.number:6}\t{line.text}"
-            if line.length > len(line.text):
-                any_cut = True
-                row += f" [... {line.length - len(line.text)} more characters]"
-            rows.append(row)
-        body = "\n".join(rows)
-        shown_last = lines[-1].number
+        if found.lengths is not None and found.lengths != [len(text) for text in texts]:
+            any_cut = True
+            texts = [
+                f"{text} [... {length - len(text)} more characters]" if length > len(text) else text
+                for text, length in zip(texts, found.lengths)
+            ]
+        body = render.numbered(texts, found.first)
+        shown_last = found.first + len(texts) - 1
         notes = []
-        if found.fmt != textfile.TextFormat("utf-8"):
+        if found.fmt.bom or found.fmt.encoding != "utf-8":
             notes.append(f"The file is decoded as {found.fmt.label}.")
         if any_cut:
             notes.append(
@@ -494,6 +498,20 @@ def _ignored_fields(action: FileEditorAction) -> list[str]:
         for name in _OPTIONAL_FIELDS
         if name not in used and getattr(action, name) is not None
     ]
+
+
+def _read_small(fd: int, size: int) -> bytes | None:
+    """The whole file when it is small enough to view from memory, else ``None``.
+
+    One read of one byte more than the size ``fstat`` gave, and a second read that must
+    find the end: the file may have grown, and only a read can tell where it ends.
+    """
+    if size > viewing.SMALL_FILE:
+        return None
+    data = os.pread(fd, size + 1, 0)
+    if len(data) > size or os.pread(fd, 1, len(data)):
+        return None
+    return data
 
 
 def _remove_empty(folders: tuple[Path, ...]) -> None:
