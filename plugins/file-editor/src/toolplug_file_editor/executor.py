@@ -14,7 +14,7 @@ from toolplug_file_editor import editing, paths, render, textfile, viewing
 from toolplug_file_editor.atomic import write_atomic
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.history import History, Step, fingerprint
-from toolplug_file_editor.safeopen import Place, closing, reach, read_all
+from toolplug_file_editor.safeopen import Place, Root, closing, reach, reach_plain, read_all
 from toolplug_file_editor.stale import Sweeper
 from toolplug_file_editor.types import FileEditorAction, FileEditorObservation
 
@@ -65,6 +65,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
     def __init__(self, workspace: Path, settings: Settings) -> None:
         self.workspace = Path(os.path.realpath(workspace))
+        self._root = Root(self.workspace)
         self.settings = settings
         self.history = History(depth=settings.undo_depth)
         self._lock = threading.Lock()
@@ -95,15 +96,12 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         self.history.clear()
 
     def _run(self, action: FileEditorAction) -> Observation:
-        real = paths.resolve(
-            action.path, self.workspace, allow_outside=self.settings.allow_outside_workspace
-        )
         command = action.command
         if command == "create":
-            return self._create(action, real)
+            return self._create(action, self._resolve(action.path))
         # Every other command reaches the path's folder without following links, and
         # reads and writes only through the descriptors it opened (see safeopen.py).
-        with reach(real, action.path, self.workspace) as place:
+        with self._reach(action.path) as place:
             if command == "view":
                 return self._view(action, place)
             if command == "str_replace":
@@ -112,14 +110,29 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 return self._insert(action, place)
             return self._undo(action, place)
 
+    def _resolve(self, raw: str) -> Path:
+        return paths.resolve(
+            raw, self.workspace, allow_outside=self.settings.allow_outside_workspace
+        )
+
+    def _reach(self, raw: str) -> Place:
+        """The path's place: walked straight to when the path is plain, else resolved
+        first (see safeopen.py); the answer is the same either way."""
+        paths.check(raw)
+        names = paths.plain_names(raw)
+        place = reach_plain(self._root, names, raw) if names is not None else None
+        return place if place is not None else reach(self._resolve(raw), raw, self.workspace)
+
     def _shown(self, real: Path) -> str:
         return paths.display(real, self.workspace)
 
     def _result(
-        self, action: FileEditorAction, real: Path, text: str, diff: str | None = None
+        self, action: FileEditorAction, real: Path | str, text: str, diff: str | None = None
     ) -> FileEditorObservation:
-        return FileEditorObservation(
-            content=[TextContent(text=printable(text))],
+        # Built without validation: every value is a str made printable here, which is
+        # all validating them would check (TextContent's own validator is printable).
+        return FileEditorObservation.model_construct(
+            content=[TextContent.model_construct(text=printable(text))],
             command=action.command,
             path=printable(str(real)),
             diff=None if diff is None else printable(diff),
@@ -128,7 +141,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     # -- view ------------------------------------------------------------------------
 
     def _view(self, action: FileEditorAction, place: Place) -> Observation:
-        real = place.path
+        real = place.text
         info = self._existing(place)
         if stat.S_ISDIR(info.st_mode):
             if action.view_range is not None:
@@ -169,7 +182,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         return self._result(action, real, text)
 
     def _view_image(
-        self, action: FileEditorAction, real: Path, fd: int, mime: str, size: int
+        self, action: FileEditorAction, real: str, fd: int, mime: str, size: int
     ) -> Observation:
         if action.view_range is not None:
             raise EditorError(f"{action.path} is an image; `view_range` applies to text files.")

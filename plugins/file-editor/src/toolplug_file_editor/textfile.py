@@ -68,6 +68,10 @@ class TextFormat:
             ) from None
 
 
+#: Plain UTF-8, the format of most files.
+UTF8 = TextFormat()
+
+
 def image_type(head: bytes) -> str | None:
     """The MIME type of a png, jpeg, gif or webp image starting with ``head``, if it is one."""
     for magic, mime in _IMAGE_MAGIC:
@@ -96,6 +100,8 @@ def guess_format(head: bytes) -> TextFormat:
     found = bom_format(head)
     if found is not None:
         return found
+    if head.isascii():
+        return UTF8  # what the first fallback gives, without a decoder
     for encoding in FALLBACKS:
         decoder = codecs.getincrementaldecoder(encoding)()
         try:
