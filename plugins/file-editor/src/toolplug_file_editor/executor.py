@@ -129,10 +129,9 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     def _result(
         self, action: FileEditorAction, real: Path | str, text: str, diff: str | None = None
     ) -> FileEditorObservation:
-        # Built without validation: every value is a str made printable here, which is
-        # all validating them would check (TextContent's own validator is printable).
-        return FileEditorObservation.model_construct(
-            content=[TextContent.model_construct(text=printable(text))],
+        # TextContent's validator makes its text printable: not done twice here.
+        return FileEditorObservation(
+            content=[TextContent(text=text)],
             command=action.command,
             path=printable(str(real)),
             diff=None if diff is None else printable(diff),
@@ -154,7 +153,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 )
             return self._result(action, real, listing)
         fd, info = place.open_file(info)
-        with closing(fd):
+        try:  # rather than closing(): the generator costs as much as a syscall here
             data = _read_small(fd, info.st_size)
             if data is None:
                 head = os.pread(fd, textfile.SNIFF_BYTES, 0)
@@ -179,6 +178,8 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 data=data,
             )
             text = self._render_lines(action, fd, info, first, last, found)
+        finally:
+            os.close(fd)
         return self._result(action, real, text)
 
     def _view_image(
@@ -265,7 +266,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             )
         elif last is not None and found.at_end and found.seen < last:
             notes.append(f"The file ends at line {found.seen}.")
-        return body + "".join(f"\n[{note}]" for note in notes)
+        return body + "".join(f"\n[{note}]" for note in notes) if notes else body
 
     def _total_lines(self, fd: int, info: os.stat_result, fmt: textfile.TextFormat) -> int | None:
         """The file's line count when it is cheap enough to count."""

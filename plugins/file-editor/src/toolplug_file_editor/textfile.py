@@ -92,16 +92,16 @@ def bom_format(head: bytes) -> TextFormat | None:
 
 def is_binary(head: bytes) -> bool:
     """Whether a file starting with ``head`` is binary (NUL bytes and no UTF-16/32 BOM)."""
-    return bom_format(head) is None and b"\x00" in head
+    return b"\x00" in head and bom_format(head) is None
 
 
 def guess_format(head: bytes) -> TextFormat:
     """The likely format of a file from its first bytes (the whole file may disagree)."""
+    if head.isascii():
+        return UTF8  # no BOM, and what the first fallback gives, without a decoder
     found = bom_format(head)
     if found is not None:
         return found
-    if head.isascii():
-        return UTF8  # what the first fallback gives, without a decoder
     for encoding in FALLBACKS:
         decoder = codecs.getincrementaldecoder(encoding)()
         try:

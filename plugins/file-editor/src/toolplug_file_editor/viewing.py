@@ -65,7 +65,7 @@ def _open_text(fd: int, fmt: TextFormat) -> IO[str]:
     return open(fd, encoding=encoding, newline="\n", closefd=False)
 
 
-@dataclass
+@dataclass(slots=True)
 class Lines:
     """What :func:`read_lines` found: the lines, whether the file ended, the format used."""
 
@@ -129,14 +129,15 @@ def _collect(
 def _collect_memory(
     data: bytes, fmt: TextFormat, first: int, last: int | None, line_limit: int, budget: int
 ) -> _Found | None:
-    """:func:`_collect_bytes` for a whole file in memory, or ``None`` where it differs.
+    """:func:`_collect_bytes` for a whole file in memory, or ``None`` where it may differ.
 
     The result is the stream's, line for line: the lines before the range are counted,
     not decoded; a line ends at a newline and loses one carriage return before it,
-    except a last line without a newline, which is kept as it is. A line longer than
-    ``line_limit`` bytes (one the stream may cut or read in parts) or a decoding error
-    (which the stream may never reach, when the budget stops it first) returns ``None``,
-    and the caller reads the stream instead.
+    except a last line without a newline, which is kept as it is. Where the stream
+    would take another way, ``None`` sends the caller to the stream: a line of
+    ``line_limit`` characters or more (one the stream may cut, or read in parts), or
+    text from the range on that does not decode (the stream decodes less of it when
+    the range or the budget ends first).
     """
     body = data[len(fmt.bom) :] if fmt.bom else data
     number = first - 1
@@ -145,32 +146,31 @@ def _collect_memory(
         if len(parts) <= number:  # the file ends before the range
             return [], None, True, len(parts) - 1 + (1 if parts[-1] else 0)
         body = parts[-1]
-    if last is None:
-        pieces = body.split(b"\n")
-        tail = pieces.pop()  # after the last newline: a line without one, or nothing
-        at_end = True
-    else:
-        pieces = body.split(b"\n", last - number)
-        tail = pieces.pop()
-        at_end = True
-        if len(pieces) == last - number:  # the range is whole; ``tail`` follows it
-            at_end, tail = not tail, b""
-    # The stream reads at most line_limit * 4 bytes of a line at once (see _collect_bytes);
-    # a line of at most line_limit bytes has at most line_limit characters, so is not cut.
-    if max(max(map(len, pieces), default=0), len(tail)) > line_limit:
-        return None
-    encoding = fmt.encoding
     try:
-        text = b"\n".join(pieces).decode(encoding) if pieces else ""
-        last_line = tail.decode(encoding) if tail else None
+        text = body.decode(fmt.encoding)
     except UnicodeDecodeError:
         return None
-    texts = text.split("\n") if pieces else []
+    if last is None:
+        texts = text.split("\n")
+        rest = texts.pop()  # after the last newline: a line without one, or nothing
+        at_end = True
+    else:
+        texts = text.split("\n", last - number)
+        rest = texts.pop()
+        at_end = True
+        if len(texts) == last - number:  # the range is whole; ``rest`` follows it
+            at_end, rest = not rest, ""
+    if rest:
+        texts.append(rest)
+    # A line under line_limit characters has under 4 * line_limit bytes in these
+    # encodings: the stream reads it in one piece (see _collect_bytes) and keeps it whole.
+    if texts and max(map(len, texts)) >= line_limit:
+        return None
     if "\r" in text:
-        texts = [line.removesuffix("\r") for line in texts]
-    if last_line is not None:
-        texts.append(last_line)  # a last line without a newline keeps a final "\r"
-    if len(text) + len(last_line or "") + 8 * len(texts) > budget:  # maybe over it
+        texts = [line.removesuffix("\r") for line in texts[:-1]] + [
+            texts[-1] if rest else texts[-1].removesuffix("\r")
+        ]
+    if len(text) + 8 * len(texts) > budget:  # maybe over it
         used = 0
         for index, line in enumerate(texts):
             used += len(line) + 8  # the number column and the newline, as in the stream
