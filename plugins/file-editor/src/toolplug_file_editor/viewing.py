@@ -150,6 +150,7 @@ def _collect_memory(
         text = body.decode(fmt.encoding)
     except UnicodeDecodeError:
         return None
+    end = len(text)  # where the range's text ends
     if last is None:
         texts = text.split("\n")
         rest = texts.pop()  # after the last newline: a line without one, or nothing
@@ -159,12 +160,12 @@ def _collect_memory(
         rest = texts.pop()
         at_end = True
         if len(texts) == last - number:  # the range is whole; ``rest`` follows it
-            at_end, rest = not rest, ""
+            at_end, rest, end = not rest, "", end - len(rest)
     if rest:
         texts.append(rest)
     # A line under line_limit characters has under 4 * line_limit bytes in these
     # encodings: the stream reads it in one piece (see _collect_bytes) and keeps it whole.
-    if texts and max(map(len, texts)) >= line_limit:
+    if not _all_shorter(text, end, line_limit) and max(map(len, texts)) >= line_limit:
         return None
     if "\r" in text:
         texts = [line.removesuffix("\r") for line in texts[:-1]] + [
@@ -177,6 +178,17 @@ def _collect_memory(
             if used > budget and index:
                 return texts[:index], None, False, number + index + 1
     return texts, None, at_end, number + len(texts)
+
+
+def _all_shorter(text: str, end: int, limit: int) -> bool:
+    """Whether a quick look shows every line of ``text[:end]`` shorter than ``limit``.
+
+    When each stretch of ``limit // 2`` characters holds a newline, no line can reach
+    ``limit``: one that long would hold a whole stretch. ``False`` means: count them.
+    """
+    step = limit // 2
+    find = text.find
+    return all(find("\n", start, min(start + step, end)) >= 0 for start in range(0, end, step))
 
 
 def _skip_lines(handle: IO[bytes], count: int) -> int:
