@@ -27,6 +27,10 @@ _FIELDS_USED = {
     "undo_edit": set(),
 }
 _OPTIONAL_FIELDS = ("view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text")
+_UNUSED = {
+    command: tuple(name for name in _OPTIONAL_FIELDS if name not in used)
+    for command, used in _FIELDS_USED.items()
+}
 
 
 @dataclass(frozen=True)
@@ -506,11 +510,10 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
 
 def _ignored_fields(action: FileEditorAction) -> list[str]:
-    used = _FIELDS_USED[action.command]
     return [
         f"`{name}` was ignored: the `{action.command}` command does not use it."
-        for name in _OPTIONAL_FIELDS
-        if name not in used and getattr(action, name) is not None
+        for name in _UNUSED[action.command]
+        if getattr(action, name) is not None
     ]
 
 

@@ -228,6 +228,8 @@ class Root:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.text = str(path)
+        #: What a relative path is joined to, as ``os.path.join`` would join it.
+        self.prefix = self.text.rstrip("/") + "/"
         self._known: tuple[int, int] | None = None
 
     def open(self) -> int | None:
@@ -276,7 +278,7 @@ def reach_plain(root: Root, names: list[str], raw: str) -> Place | None:
     if info is not None and stat.S_ISLNK(info.st_mode):
         os.close(fd)
         return None
-    return Place(os.path.join(root.text, raw), raw, fd, names[-1], info)
+    return Place(root.prefix + raw, raw, fd, names[-1], info)
 
 
 def _enter(fd: int, step: str, folder: Path, raw: str, made: list[Path] | None) -> int:

@@ -34,6 +34,9 @@ _IMAGE_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF89a", "image/gif"),
 )
 
+#: The first bytes of the images above (webp's is the R of RIFF): a quick no.
+_IMAGE_FIRST_BYTES = frozenset(magic[:1] for magic, _ in _IMAGE_MAGIC) | {b"R"}
+
 
 @dataclass(frozen=True)
 class TextFormat:
@@ -74,6 +77,8 @@ UTF8 = TextFormat()
 
 def image_type(head: bytes) -> str | None:
     """The MIME type of a png, jpeg, gif or webp image starting with ``head``, if it is one."""
+    if head[:1] not in _IMAGE_FIRST_BYTES:
+        return None
     for magic, mime in _IMAGE_MAGIC:
         if head.startswith(magic):
             return mime
