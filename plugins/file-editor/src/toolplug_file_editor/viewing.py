@@ -188,7 +188,10 @@ def _all_shorter(text: str, end: int, limit: int) -> bool:
     """
     step = limit // 2
     find = text.find
-    return all(find("\n", start, min(start + step, end)) >= 0 for start in range(0, end, step))
+    for start in range(0, end, step):  # noqa: SIM110 (a loop costs a third less than all())
+        if find("\n", start, min(start + step, end)) < 0:
+            return False
+    return True
 
 
 def _skip_lines(handle: IO[bytes], count: int) -> int:
