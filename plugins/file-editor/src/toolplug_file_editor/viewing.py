@@ -6,8 +6,8 @@ numbered as they are read, before anything is cut, so every number shown is righ
 
 A small file (:data:`SMALL_FILE` bytes at most) that the caller has already read whole
 is cut into lines in memory instead, a few C-level calls in place of a Python step per
-line. That path gives exactly what the stream would, and hands any case it does not
-cover (an overlong line, the budget passed, a decoding error) back to the stream.
+line. That path gives exactly what the stream would, and hands the cases it does not
+cover (a line of ``line_limit`` characters or more, a decoding error) back to the stream.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Lines:
 
     #: The lines shown, numbered from ``first``; each at most ``line_limit`` characters.
     texts: list[str]
-    #: The full length of each line, or ``None`` when no line was cut.
+    #: The full length of each line; ``None`` when the reader knows no line was cut.
     lengths: list[int] | None
     first: int
     at_end: bool
