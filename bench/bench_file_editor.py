@@ -14,6 +14,11 @@ endings, ASCII and multi-byte (UTF-8) text. Targets (issue 5, issue 19):
 - `view` of a 100-line range near the start of a 500 MB file: within 5x of reading those
   lines with plain Python, and under 50 MB of peak memory (measured in a fresh process).
 Every figure is the median of alternated runs; the temporary files are removed at the end.
+
+One (info) line follows the small views: the safety steps of a view alone (the walk
+to the file's folder without following links, the lstat, the O_NOFOLLOW open and the
+fstat, with the editor's own syscalls) done by plain Python, against the same floor:
+the least any safe view can cost, and so how much of the 3x budget it takes by itself.
 """
 
 from __future__ import annotations
@@ -105,7 +110,48 @@ def bench_view_range(workspace: Path, tool, size: str, ending: str, words: str, 
             return list(itertools.islice(handle, first - 1, last))
 
     ours_ms, floor_ms = paired_ms(lambda: tool.call(arguments), floor)
-    return report(f"view {first}-{last} of {count:,} lines, {label}", ours_ms, floor_ms, 3)
+    passed = report(f"view {first}-{last} of {count:,} lines, {label}", ours_ms, floor_ms, 3)
+    if size == "small" and (ending, words) == ("LF", "ASCII"):  # the smallest floor
+        bench_safety_floor(workspace, name, floor)
+    return passed
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def safety_steps(workspace: Path, name: str) -> Callable[[], object]:
+    """The safety steps of the editor's `view` of ``name``, in plain Python with the same
+    syscalls: open the workspace and check it (fstat), open each folder on the way
+    relative to the last one with O_NOFOLLOW, lstat the file, open it with O_NOFOLLOW
+    and O_NONBLOCK, fstat it, close both. No reading, checking of results or rendering."""
+    *folders, last = name.split("/")
+    root = str(workspace)
+
+    def steps() -> object:
+        fd = os.open(root, _DIRECTORY)
+        try:
+            os.fstat(fd)
+            for folder in folders:
+                child = os.open(folder, _DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd = child
+            os.stat(last, dir_fd=fd, follow_symlinks=False)
+            file = os.open(last, _FILE, dir_fd=fd)
+            try:
+                return os.fstat(file)
+            finally:
+                os.close(file)
+        finally:
+            os.close(fd)
+
+    return steps
+
+
+def bench_safety_floor(workspace: Path, name: str, floor: Callable[[], object]) -> None:
+    """The (info) line: the safety steps alone against the view's own floor."""
+    steps_ms, floor_ms = paired_ms(safety_steps(workspace, name), floor)
+    report("  safety steps alone, plain Python", steps_ms, floor_ms, float("inf"))
 
 
 def bench_str_replace(
@@ -269,6 +315,7 @@ def bench_own_file(workspace: Path, tool, source: Path) -> bool:
 
     ours_ms, floor_ms = paired_ms(lambda: tool.call(arguments), view_floor)
     passed = report(f"view {middle}-{middle + 99} of {len(lines):,} lines", ours_ms, floor_ms, 3)
+    bench_safety_floor(workspace, name, view_floor)
     text = "".join(lines)
     order = sorted(range(len(lines)), key=lambda i: abs(i - len(lines) // 2))
     unique = [lines[i].rstrip("\r\n") for i in order[:2_000] if lines[i].strip()]

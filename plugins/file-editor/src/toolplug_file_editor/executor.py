@@ -14,7 +14,7 @@ from toolplug_file_editor import editing, paths, render, textfile, viewing
 from toolplug_file_editor.atomic import write_atomic
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.history import History, Step, fingerprint
-from toolplug_file_editor.safeopen import Place, closing, reach, read_all
+from toolplug_file_editor.safeopen import Place, Root, closing, reach, reach_plain, read_all
 from toolplug_file_editor.stale import Sweeper
 from toolplug_file_editor.types import FileEditorAction, FileEditorObservation
 
@@ -27,6 +27,10 @@ _FIELDS_USED = {
     "undo_edit": set(),
 }
 _OPTIONAL_FIELDS = ("view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text")
+_UNUSED = {
+    command: tuple(name for name in _OPTIONAL_FIELDS if name not in used)
+    for command, used in _FIELDS_USED.items()
+}
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
     def __init__(self, workspace: Path, settings: Settings) -> None:
         self.workspace = Path(os.path.realpath(workspace))
+        self._root = Root(self.workspace)
         self.settings = settings
         self.history = History(depth=settings.undo_depth)
         self._lock = threading.Lock()
@@ -95,15 +100,12 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         self.history.clear()
 
     def _run(self, action: FileEditorAction) -> Observation:
-        real = paths.resolve(
-            action.path, self.workspace, allow_outside=self.settings.allow_outside_workspace
-        )
         command = action.command
         if command == "create":
-            return self._create(action, real)
+            return self._create(action, self._resolve(action.path))
         # Every other command reaches the path's folder without following links, and
         # reads and writes only through the descriptors it opened (see safeopen.py).
-        with reach(real, action.path, self.workspace) as place:
+        with self._reach(action.path) as place:
             if command == "view":
                 return self._view(action, place)
             if command == "str_replace":
@@ -112,14 +114,28 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 return self._insert(action, place)
             return self._undo(action, place)
 
+    def _resolve(self, raw: str) -> Path:
+        return paths.resolve(
+            raw, self.workspace, allow_outside=self.settings.allow_outside_workspace
+        )
+
+    def _reach(self, raw: str) -> Place:
+        """The path's place: walked straight to when the path is plain, else resolved
+        first (see safeopen.py); the answer is the same either way."""
+        paths.check(raw)
+        names = paths.plain_names(raw)
+        place = reach_plain(self._root, names, raw) if names is not None else None
+        return place if place is not None else reach(self._resolve(raw), raw, self.workspace)
+
     def _shown(self, real: Path) -> str:
         return paths.display(real, self.workspace)
 
     def _result(
-        self, action: FileEditorAction, real: Path, text: str, diff: str | None = None
+        self, action: FileEditorAction, real: Path | str, text: str, diff: str | None = None
     ) -> FileEditorObservation:
+        # TextContent's validator makes its text printable: not done twice here.
         return FileEditorObservation(
-            content=[TextContent(text=printable(text))],
+            content=[TextContent(text=text)],
             command=action.command,
             path=printable(str(real)),
             diff=None if diff is None else printable(diff),
@@ -128,7 +144,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     # -- view ------------------------------------------------------------------------
 
     def _view(self, action: FileEditorAction, place: Place) -> Observation:
-        real = place.path
+        real = place.text
         info = self._existing(place)
         if stat.S_ISDIR(info.st_mode):
             if action.view_range is not None:
@@ -141,8 +157,12 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 )
             return self._result(action, real, listing)
         fd, info = place.open_file(info)
-        with closing(fd):
-            head = os.pread(fd, textfile.SNIFF_BYTES, 0)
+        try:  # rather than closing(): the generator costs as much as a syscall here
+            data = _read_small(fd, info.st_size)
+            if data is None:
+                head = os.pread(fd, textfile.SNIFF_BYTES, 0)
+            else:
+                head = data[: textfile.SNIFF_BYTES]
             mime = textfile.image_type(head)
             if mime is not None:
                 return self._view_image(action, real, fd, mime, info.st_size)
@@ -159,12 +179,15 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 last,
                 line_limit=self.settings.line_limit,
                 budget=self.settings.max_view_chars,
+                data=data,
             )
             text = self._render_lines(action, fd, info, first, last, found)
+        finally:
+            os.close(fd)
         return self._result(action, real, text)
 
     def _view_image(
-        self, action: FileEditorAction, real: Path, fd: int, mime: str, size: int
+        self, action: FileEditorAction, real: str, fd: int, mime: str, size: int
     ) -> Observation:
         if action.view_range is not None:
             raise EditorError(f"{action.path} is an image; `view_range` applies to text files.")
@@ -209,8 +232,8 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         last: int | None,
         found: viewing.Lines,
     ) -> str:
-        lines = found.lines
-        if not lines:
+        texts = found.texts
+        if not texts:
             if found.seen == 0:
                 return f"{action.path} is empty."
             raise EditorError(
@@ -218,18 +241,17 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
                 f"{found.seen} line(s). Use a start between 1 and {found.seen}."
             )
         limit = self.settings.line_limit
-        rows = []
         any_cut = False
-        for line in lines:
-            row = f"{line.number:6}\t{line.text}"
-            if line.length > len(line.text):
-                any_cut = True
-                row += f" [... {line.length - len(line.text)} more characters]"
-            rows.append(row)
-        body = "\n".join(rows)
-        shown_last = lines[-1].number
+        if found.lengths is not None and found.lengths != [len(text) for text in texts]:
+            any_cut = True
+            texts = [
+                f"{text} [... {length - len(text)} more characters]" if length > len(text) else text
+                for text, length in zip(texts, found.lengths)
+            ]
+        body = render.numbered(texts, found.first)
+        shown_last = found.first + len(texts) - 1
         notes = []
-        if found.fmt != textfile.TextFormat("utf-8"):
+        if found.fmt.bom or found.fmt.encoding != "utf-8":
             notes.append(f"The file is decoded as {found.fmt.label}.")
         if any_cut:
             notes.append(
@@ -248,7 +270,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             )
         elif last is not None and found.at_end and found.seen < last:
             notes.append(f"The file ends at line {found.seen}.")
-        return body + "".join(f"\n[{note}]" for note in notes)
+        return body + "".join(f"\n[{note}]" for note in notes) if notes else body
 
     def _total_lines(self, fd: int, info: os.stat_result, fmt: textfile.TextFormat) -> int | None:
         """The file's line count when it is cheap enough to count."""
@@ -488,12 +510,25 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
 
 
 def _ignored_fields(action: FileEditorAction) -> list[str]:
-    used = _FIELDS_USED[action.command]
     return [
         f"`{name}` was ignored: the `{action.command}` command does not use it."
-        for name in _OPTIONAL_FIELDS
-        if name not in used and getattr(action, name) is not None
+        for name in _UNUSED[action.command]
+        if getattr(action, name) is not None
     ]
+
+
+def _read_small(fd: int, size: int) -> bytes | None:
+    """The whole file when it is small enough to view from memory, else ``None``.
+
+    One read of one byte more than the size ``fstat`` gave, and a second read that must
+    find the end: the file may have grown, and only a read can tell where it ends.
+    """
+    if size > viewing.SMALL_FILE:
+        return None
+    data = os.pread(fd, size + 1, 0)
+    if len(data) > size or os.pread(fd, 1, len(data)):
+        return None
+    return data
 
 
 def _remove_empty(folders: tuple[Path, ...]) -> None:

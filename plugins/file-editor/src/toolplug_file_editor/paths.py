@@ -14,12 +14,8 @@ from toolplug_file_editor.errors import EditorError
 MAX_PATH_CHARS = 4096
 
 
-def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
-    """The real path for ``raw``: relative paths start at ``workspace``.
-
-    Symlinks and ``..`` are resolved before the check, so a link that leads out of the
-    workspace is refused just like an absolute path outside it.
-    """
+def check(raw: str) -> None:
+    """Refuse a path no file can have: empty, holding a NUL, or too long."""
     if not raw or not raw.strip():
         raise EditorError("`path` is empty. Give a file or directory path.")
     if "\x00" in raw:
@@ -30,6 +26,30 @@ def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
             f"`path` is {len(raw)} characters long; paths are at most {MAX_PATH_CHARS}. "
             "Give a shorter path."
         )
+
+
+def plain_names(raw: str) -> list[str] | None:
+    """The names of a plain relative path such as ``src/app.py``, else ``None``.
+
+    Plain: no leading ``/`` or ``~``, and no empty, ``.`` or ``..`` name, so the path
+    joined to the workspace is already in the form :func:`resolve` gives. Where no name
+    on the way is a link, it is the real path, and the workspace holds it.
+    """
+    if raw.startswith(("/", "~")):
+        return None
+    names = raw.split("/")
+    if "" in names or "." in names or ".." in names:
+        return None
+    return names
+
+
+def resolve(raw: str, workspace: Path, *, allow_outside: bool) -> Path:
+    """The real path for ``raw``: relative paths start at ``workspace``.
+
+    Symlinks and ``..`` are resolved before the check, so a link that leads out of the
+    workspace is refused just like an absolute path outside it.
+    """
+    check(raw)
     # String functions rather than pathlib: this runs on every call.
     root = str(workspace)
     joined = os.path.join(root, os.path.expanduser(raw))

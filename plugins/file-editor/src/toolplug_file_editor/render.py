@@ -18,9 +18,42 @@ DIFF_CONTEXT = 3
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
+#: Line numbers below this have their column made once and kept (about 60 bytes each).
+_KEPT_COLUMNS = 1 << 12
+
+
+class _Columns:
+    """The number columns of rows, ``"\\n     7\\t"``: formatting a number costs more
+    than the rest of a row, and the same small numbers come back call after call."""
+
+    def __init__(self) -> None:
+        self._kept: list[str] = []
+
+    def __call__(self, first: int, count: int) -> list[str]:
+        end = first + count
+        if first < 0 or end > _KEPT_COLUMNS:
+            return [f"\n{number:6}\t" for number in range(first, end)]
+        kept = self._kept
+        if len(kept) < end:
+            grown = min(max(end, 2 * len(kept), 256), _KEPT_COLUMNS)
+            # A new list, never one grown in place: another thread may be reading the old.
+            kept = kept + [f"\n{number:6}\t" for number in range(len(kept), grown)]
+            self._kept = kept
+        return kept[first:end]
+
+
+_columns = _Columns()
+
+
 def numbered(lines: list[str], first: int) -> str:
     """Lines as ``cat -n`` prints them, numbered from ``first``."""
-    return "\n".join(f"{first + i:6}\t{line}" for i, line in enumerate(lines))
+    if not lines:
+        return ""
+    rows = [""] * (2 * len(lines))
+    rows[0::2] = _columns(first, len(lines))
+    rows[1::2] = lines
+    rows[0] = rows[0][1:]  # no newline before the first row
+    return "".join(rows)
 
 
 def _window(text: str, start: int, end: int, context: int) -> tuple[int, int]:

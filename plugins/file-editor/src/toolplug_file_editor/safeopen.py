@@ -8,6 +8,14 @@ allowed outside path) and walks down the resolved path one name at a time, each
 ``os.open(name, O_NOFOLLOW, dir_fd=parent)``. A name that has become a symlink since the
 check is refused, and every read and write then goes through the descriptors opened.
 
+A plain relative path (``src/app.py``: no ``..``, ``.``, ``~`` or leading ``/``) is not
+resolved first: :func:`reach_plain` walks it from the workspace the same way, and when
+no name on the way is a link it has reached exactly what resolving would have given.
+Any link, missing folder or other surprise sends the call back to resolve-then-walk,
+whose answer (or error) is the one given. The workspace's own path is checked to be
+real once, and on each call the folder opened there must be the one found then (same
+device and inode); if not, it is checked again.
+
 Files are opened with ``O_NONBLOCK`` and checked with ``fstat`` on the opened
 descriptor, so a FIFO or device swapped in after the check is refused instead of
 blocking the call; a name that is not a regular file is not even opened.
@@ -62,12 +70,28 @@ class Place:
     lists the folders the walk created (deepest first), for ``create``.
     """
 
-    def __init__(self, path: Path, raw: str, dir_fd: int, name: str) -> None:
-        self.path = path
+    def __init__(
+        self, path: Path | str, raw: str, dir_fd: int, name: str, info: os.stat_result | None = None
+    ) -> None:
+        self._path = path
         self.raw = raw
         self.dir_fd = dir_fd
         self.name = name
         self.made: tuple[Path, ...] = ()
+        # The entry's lstat when the walk took one: the next lstat() returns it, once.
+        self._taken = info
+
+    @property
+    def path(self) -> Path:
+        """The checked real path."""
+        if not isinstance(self._path, Path):
+            self._path = Path(self._path)
+        return self._path
+
+    @property
+    def text(self) -> str:
+        """The checked real path, as a string."""
+        return str(self._path)
 
     def __enter__(self) -> Place:
         return self
@@ -82,7 +106,13 @@ class Place:
             self.dir_fd = -1
 
     def lstat(self) -> os.stat_result | None:
-        """The entry's own stat (``None`` when it does not exist); a symlink is refused."""
+        """The entry's own stat (``None`` when it does not exist); a symlink is refused.
+
+        The first call after :func:`reach_plain` returns the stat that walk took.
+        """
+        taken, self._taken = self._taken, None
+        if taken is not None:
+            return taken
         try:
             info = os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
         except FileNotFoundError:
@@ -185,6 +215,70 @@ def reach(real: Path, raw: str, workspace: Path, *, make_parents: bool = False) 
     place = Place(real, raw, fd, name)
     place.made = tuple(reversed(made))
     return place
+
+
+class Root:
+    """The workspace as the walks start from it: its real path and the folder found there.
+
+    ``path`` is real when the editor starts. Each walk opens it anew (so a workspace
+    replaced by a new folder is used as it is now); :meth:`open` gives the folder only
+    when it is the one last found at a path checked to be real.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.text = str(path)
+        #: What a relative path is joined to, as ``os.path.join`` would join it.
+        self.prefix = self.text.rstrip("/") + "/"
+        self._known: tuple[int, int] | None = None
+
+    def open(self) -> int | None:
+        """The workspace folder, opened; ``None`` when its path no longer leads to it
+        without links (the caller then resolves, as for any other path)."""
+        try:
+            fd = os.open(self.text, _DIRECTORY)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            found = (info.st_dev, info.st_ino)
+            if found != self._known:
+                # Not the folder last seen: check its path once more, then remember it.
+                if os.path.realpath(self.text) != self.text:
+                    os.close(fd)
+                    return None
+                self._known = found
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+
+def reach_plain(root: Root, names: list[str], raw: str) -> Place | None:
+    """:func:`reach` for a plain relative path (:func:`paths.plain_names`), not resolved
+    first; ``None`` when the walk meets anything but folders and a last name that is not a
+    link (a link, a missing folder, an error), and the caller resolves and walks instead.
+    """
+    fd = root.open()
+    if fd is None:
+        return None
+    info: os.stat_result | None = None
+    try:
+        for name in names[:-1]:
+            child = os.open(name, _DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        try:
+            info = os.stat(names[-1], dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass  # a missing file: reported as resolving would report it
+    except OSError:
+        os.close(fd)
+        return None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        os.close(fd)
+        return None
+    return Place(root.prefix + raw, raw, fd, names[-1], info)
 
 
 def _enter(fd: int, step: str, folder: Path, raw: str, made: list[Path] | None) -> int:

@@ -34,6 +34,9 @@ _IMAGE_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"GIF89a", "image/gif"),
 )
 
+#: The first bytes of the images above (webp's is the R of RIFF): a quick no.
+_IMAGE_FIRST_BYTES = frozenset(magic[:1] for magic, _ in _IMAGE_MAGIC) | {b"R"}
+
 
 @dataclass(frozen=True)
 class TextFormat:
@@ -68,8 +71,14 @@ class TextFormat:
             ) from None
 
 
+#: Plain UTF-8, the format of most files.
+UTF8 = TextFormat()
+
+
 def image_type(head: bytes) -> str | None:
     """The MIME type of a png, jpeg, gif or webp image starting with ``head``, if it is one."""
+    if head[:1] not in _IMAGE_FIRST_BYTES:
+        return None
     for magic, mime in _IMAGE_MAGIC:
         if head.startswith(magic):
             return mime
@@ -88,11 +97,13 @@ def bom_format(head: bytes) -> TextFormat | None:
 
 def is_binary(head: bytes) -> bool:
     """Whether a file starting with ``head`` is binary (NUL bytes and no UTF-16/32 BOM)."""
-    return bom_format(head) is None and b"\x00" in head
+    return b"\x00" in head and bom_format(head) is None
 
 
 def guess_format(head: bytes) -> TextFormat:
     """The likely format of a file from its first bytes (the whole file may disagree)."""
+    if head.isascii():
+        return UTF8  # no BOM, and what the first fallback gives, without a decoder
     found = bom_format(head)
     if found is not None:
         return found
