@@ -655,3 +655,25 @@ def test_a_non_utf8_path_from_the_model_is_shown_escaped(call, workspace: Path) 
     ]
     text = text_is_utf8(call(command="view", path="caf\udce9.nope"))
     assert "caf\\xe9.nope" in text
+
+
+# -- the workspace's own path -----------------------------------------------------------
+
+
+def test_a_link_put_above_the_workspace_is_not_followed(tmp_path: Path) -> None:
+    # A folder above the workspace is renamed and a link to it left in its place: the
+    # workspace's path now leads through a link, to a place the editor was not given.
+    above = tmp_path / "above"
+    workspace = above / "ws"
+    workspace.mkdir(parents=True)
+    (workspace / "f.txt").write_text("hello\n")
+    tool = make_editor(workspace)
+    try:
+        assert "hello" in ok(tool.call({"command": "view", "path": "f.txt"}))
+        os.rename(above, tmp_path / "moved")
+        (tmp_path / "above").symlink_to(tmp_path / "moved")
+        for path in ("f.txt", "./f.txt", str(workspace / "f.txt")):
+            text = error(tool.call({"command": "view", "path": path}))
+            assert "outside the workspace" in text, (path, text)
+    finally:
+        tool.close()

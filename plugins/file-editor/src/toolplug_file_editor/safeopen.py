@@ -12,9 +12,8 @@ A plain relative path (``src/app.py``: no ``..``, ``.``, ``~`` or leading ``/``)
 resolved first: :func:`reach_plain` walks it from the workspace the same way, and when
 no name on the way is a link it has reached exactly what resolving would have given.
 Any link, missing folder or other surprise sends the call back to resolve-then-walk,
-whose answer (or error) is the one given. The workspace's own path is checked to be
-real once, and on each call the folder opened there must be the one found then (same
-device and inode); if not, it is checked again.
+whose answer (or error) is the one given. On each call the workspace's own path is
+checked to be still real (no link on the way to it), as resolving would check it.
 
 Files are opened with ``O_NONBLOCK`` and checked with ``fstat`` on the opened
 descriptor, so a FIFO or device swapped in after the check is refused instead of
@@ -218,11 +217,11 @@ def reach(real: Path, raw: str, workspace: Path, *, make_parents: bool = False) 
 
 
 class Root:
-    """The workspace as the walks start from it: its real path and the folder found there.
+    """The workspace as the walks start from it: its real path.
 
     ``path`` is real when the editor starts. Each walk opens it anew (so a workspace
     replaced by a new folder is used as it is now); :meth:`open` gives the folder only
-    when it is the one last found at a path checked to be real.
+    when the path still leads to it without links.
     """
 
     def __init__(self, path: Path) -> None:
@@ -230,7 +229,6 @@ class Root:
         self.text = str(path)
         #: What a relative path is joined to, as ``os.path.join`` would join it.
         self.prefix = self.text.rstrip("/") + "/"
-        self._known: tuple[int, int] | None = None
 
     def open(self) -> int | None:
         """The workspace folder, opened; ``None`` when its path no longer leads to it
@@ -240,18 +238,24 @@ class Root:
         except OSError:
             return None
         try:
-            info = os.fstat(fd)
-            found = (info.st_dev, info.st_ino)
-            if found != self._known:
-                # Not the folder last seen: check its path once more, then remember it.
-                if os.path.realpath(self.text) != self.text:
-                    os.close(fd)
-                    return None
-                self._known = found
+            if _real_path_of(fd, self.text) != self.text:
+                os.close(fd)
+                return None
         except BaseException:
             os.close(fd)
             raise
         return fd
+
+
+def _real_path_of(fd: int, path: str) -> str:
+    """The real path of the folder ``fd`` opened at ``path``: the kernel's own name for
+    the descriptor on Linux (one ``readlink``, a quarter of the cost of resolving the
+    path name by name), else ``path`` resolved again. A link anywhere on the way (say a
+    folder above the workspace renamed and a link left in its place) makes it differ."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc
+        return os.path.realpath(path)
 
 
 def reach_plain(root: Root, names: list[str], raw: str) -> Place | None:
