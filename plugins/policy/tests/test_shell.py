@@ -134,6 +134,10 @@ SPLITS = [
         "echo '$(no)' \"\\$(no) \\`no\\`\" \\`no ${x:-$(yes)}",
         [("echo", "$(no)", "$(no) `no`", "`no", "${x:-$(yes)}"), ("yes",)],
     ),
+    # a word '==' or '=~' ending a command: a word to bash, an error to the grammar
+    ("a ==", [("a", "==")]),
+    ("echo =~; test x == | cat", [("echo", "=~"), ("test", "x", "=="), ("cat",)]),
+    ("(echo == ) && echo 'x ==;' == #c", [("echo", "=="), ("echo", "x ==;", "==")]),
 ]
 
 

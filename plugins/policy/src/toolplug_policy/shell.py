@@ -183,6 +183,23 @@ _OWNS_ESCAPES = frozenset(
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
 
 
+# A word '==' or '=~' that ends a command ('echo ==', 'test a ==; ls'): bash reads it as
+# a word, but the grammar (tree-sitter-bash 0.25) expects a test operand after it and
+# reports an error.
+_TRAILING_TEST_OPERATOR = re.compile(rb"(?<=[ \t])(?:==|=~)(?=[ \t]*(?:$|[;|&)#]))")
+
+
+def _reparsed_without_test_operators(src: bytes) -> Any | None:
+    """The tree of ``src`` with each such word read as a plain word, or ``None`` when
+    that does not make it parse. The stand-in has the same length, so every node's
+    byte range still points at the original text in ``src``."""
+    masked = _TRAILING_TEST_OPERATOR.sub(b"__", src)
+    if masked == src:
+        return None
+    root = _parser().parse(masked).root_node
+    return None if root.has_error else root
+
+
 def _parse_tree(script: str) -> tuple[Any, bytes]:
     """Parse ``script``; its root node and the bytes the nodes point into."""
     if "\x00" in script:
@@ -210,6 +227,8 @@ def _parse_tree(script: str) -> tuple[Any, bytes]:
     except UnicodeEncodeError as exc:
         raise ShellParseError(f"the command is not valid text: {exc.reason}") from None
     root = _parser().parse(src).root_node
+    if root.has_error:
+        root = _reparsed_without_test_operators(src) or root
     if root.has_error:
         raise ShellParseError(_syntax_error(root, src))
     for blank in _ESCAPED_BLANK.finditer(src):
