@@ -25,6 +25,19 @@ COUNTER_PLUGIN = HERE / "counter_plugin"
 HAS_BASH = importlib.util.find_spec("toolplug_bash") is not None
 TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
 
+#: The protocol revision the raw HTTP tests of ``serve`` speak, and their first request.
+PROTOCOL = "2025-11-25"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": PROTOCOL,
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
 
 def demo_stdio(**extra: object) -> dict[str, object]:
     """The mcpServers entry that runs the demo server over stdio."""

@@ -19,25 +19,23 @@ from typing import Any
 import httpx2
 import pytest
 import toolplug_mcp
-from conftest import TOOLPLUG, free_port, rpc_answer, serve_env, start_http, stop
+from conftest import (
+    INITIALIZE,
+    PROTOCOL,
+    TOOLPLUG,
+    free_port,
+    rpc_answer,
+    serve_env,
+    start_http,
+    stop,
+)
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.inbound import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import LATEST_MODERN_VERSION
 
-PROTOCOL = "2025-11-25"
 ACCEPT = {"Accept": "application/json, text/event-stream"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": PROTOCOL,
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 
 
 @asynccontextmanager

@@ -19,6 +19,7 @@ import httpx2
 import pytest
 from conftest import (
     HAS_BASH,
+    INITIALIZE,
     TOOLPLUG,
     free_port,
     is_alive,
@@ -33,18 +34,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 pytestmark = pytest.mark.skipif(not HAS_BASH, reason="needs toolplug-bash installed")
 
-PROTOCOL = "2025-11-25"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": PROTOCOL,
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 
 
 class Server:
@@ -66,7 +56,7 @@ class Server:
 
     def open_raw(self) -> httpx2.Response:
         """A plain-HTTP ``initialize`` that would open a session."""
-        return httpx2.post(self.url, json=INIT, headers=ACCEPT, timeout=30)
+        return httpx2.post(self.url, json=INITIALIZE, headers=ACCEPT, timeout=30)
 
     def stderr(self) -> str:
         return self.stderr_path.read_text()

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import httpx2
 import pytest
 from conftest import (
     HAS_BASH,
+    PROTOCOL,
     TOOLPLUG,
     children_of,
     free_port,
@@ -33,22 +33,13 @@ from conftest import (
     serve_env,
     stop,
     wait_for_port,
+    wait_until,
 )
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 PLUGINS = "counter,spawner,bash" if HAS_BASH else "counter,spawner"
-PROTOCOL = "2025-11-25"
 ACCEPT = {"Accept": "application/json, text/event-stream"}
-
-
-def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
-    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        time.sleep(0.05)
 
 
 class Server:
