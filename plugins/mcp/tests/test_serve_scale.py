@@ -252,35 +252,23 @@ async def test_past_the_shutdown_timeout_calls_are_cut_and_shells_closed(
 # -- per-session tool params: the bash sandbox's limits -----------------------------------
 
 
-def _bwrap_runs() -> bool:
+def _sandbox_problem() -> str | None:
+    """Why the bash plugin's bubblewrap sandbox cannot run here (None: it can), in the
+    plugin's own words."""
+    from toolplug import ToolError
+    from toolplug_bash import sandbox
+
     try:
-        done = subprocess.run(
-            [
-                "bwrap",
-                "--ro-bind",
-                "/",
-                "/",
-                "--dev",
-                "/dev",
-                "--proc",
-                "/proc",
-                "--unshare-pid",
-                "--",
-                "true",
-            ],
-            capture_output=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+        sandbox.check_runs(sandbox.find_bwrap(os.environ.get("PATH")), network=False)
+    except ToolError as exc:
+        return str(exc)
+    return None
 
 
 async def test_each_session_gets_the_bash_sandbox_limits_given(tmp_path: Path) -> None:
-    if not _bwrap_runs():
-        pytest.skip(
-            "bubblewrap is missing or cannot make a sandbox here (apt-get install bubblewrap)"
-        )
+    problem = _sandbox_problem()
+    if problem is not None:
+        pytest.skip(problem)
     server = Server(
         tmp_path,
         "--tool-param",
@@ -299,6 +287,18 @@ async def test_each_session_gets_the_bash_sandbox_limits_given(tmp_path: Path) -
         stop(server.proc)
 
 
+def _start_refused(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """``toolplug mcp serve OPTIONS`` run to its end: these starts are refused."""
+    return subprocess.run(
+        [TOOLPLUG, "mcp", "serve", *options],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 @pytest.mark.parametrize(
     ("param", "said"),
     [
@@ -309,24 +309,10 @@ async def test_each_session_gets_the_bash_sandbox_limits_given(tmp_path: Path) -
     ],
 )
 def test_bad_tool_params_stop_the_start(tmp_path: Path, param: str, said: str) -> None:
-    done = subprocess.run(
-        [
-            TOOLPLUG,
-            "mcp",
-            "serve",
-            "--transport",
-            "http",
-            "--plugins",
-            "bash",
-            "--port",
-            str(free_port()),
-            "--tool-param",
-            param,
-        ],
-        env=serve_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = _start_refused(
+        tmp_path,
+        *("--transport", "http", "--plugins", "bash", "--port", str(free_port())),
+        *("--tool-param", param),
     )
     assert done.returncode == 2
     assert said in done.stderr
@@ -337,23 +323,10 @@ def test_bad_tool_params_stop_the_start(tmp_path: Path, param: str, said: str) -
 
 
 def test_stateless_refuses_stateful_tools(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            TOOLPLUG,
-            "mcp",
-            "serve",
-            "--transport",
-            "http",
-            "--stateless",
-            "--plugins",
-            "think,glob,bash",
-            "--port",
-            str(free_port()),
-        ],
-        env=serve_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = _start_refused(
+        tmp_path,
+        *("--transport", "http", "--stateless", "--plugins", "think,glob,bash"),
+        *("--port", str(free_port())),
     )
     assert done.returncode == 2
     assert "--stateless serves tools that keep no state" in done.stderr
@@ -385,12 +358,5 @@ async def test_stateless_any_request_stands_alone(tmp_path: Path) -> None:
 
 
 def test_stateless_needs_http(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [TOOLPLUG, "mcp", "serve", "--stateless", "--plugins", "think"],
-        env=serve_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    done = _start_refused(tmp_path, "--stateless", "--plugins", "think")
     assert done.returncode == 2 and "--stateless is for --transport http" in done.stderr
