@@ -41,6 +41,24 @@ DEFAULT_MAX_SESSIONS = 1000
 RETRY_AFTER = 5
 
 
+class InFlight:
+    """A count of things under way, and an event set whenever it is zero."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.none = asyncio.Event()
+        self.none.set()
+
+    def started(self) -> None:
+        self.count += 1
+        self.none.clear()
+
+    def ended(self) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self.none.set()
+
+
 class ServeState:
     """The counts and the mode a server's gate answers from."""
 
@@ -51,15 +69,12 @@ class ServeState:
         self.stateless = stateless
         #: Set once the server was asked to stop: no new sessions, no new calls.
         self.draining = False
-        self.calls_in_flight = 0
+        #: Tool calls running now.
+        self.calls = InFlight()
         self._open: set[int] = set()  # ids of the open sessions' SDK connections
-        self._no_calls = asyncio.Event()
-        self._no_calls.set()
-        # Requests to the MCP endpoint not answered yet: a call that has ended still
-        # has its result to write to its request's stream.
-        self._posts = 0
-        self._no_posts = asyncio.Event()
-        self._no_posts.set()
+        #: Requests to the MCP endpoint not answered yet: a call that has ended still
+        #: has its result to write to its request's stream.
+        self.posts = InFlight()
         #: Set when the server is about to stop: its open streams are ended (see Gate).
         self.closing = asyncio.Event()
 
@@ -79,7 +94,7 @@ class ServeState:
             "status": "draining" if self.draining else "ok",
             "sessions": self.sessions,
             "max_sessions": self.max_sessions,
-            "calls_in_flight": self.calls_in_flight,
+            "calls_in_flight": self.calls.count,
             "stateless": self.stateless,
         }
 
@@ -103,32 +118,14 @@ class ServeState:
     def session_closed(self, key: int) -> None:
         self._open.discard(key)
 
-    def call_started(self) -> None:
-        self.calls_in_flight += 1
-        self._no_calls.clear()
-
-    def call_ended(self) -> None:
-        self.calls_in_flight -= 1
-        if self.calls_in_flight == 0:
-            self._no_calls.set()
-
-    def post_started(self) -> None:
-        self._posts += 1
-        self._no_posts.clear()
-
-    def post_ended(self) -> None:
-        self._posts -= 1
-        if self._posts == 0:
-            self._no_posts.set()
-
     async def calls_finished(self, timeout: float) -> bool:
         """Wait (up to ``timeout`` seconds) until no call is in flight and every request
         has its answer written; whether that came to pass."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
-            await asyncio.wait_for(self._no_calls.wait(), timeout)
-            await asyncio.wait_for(self._no_posts.wait(), max(deadline - loop.time(), 0))
+            await asyncio.wait_for(self.calls.none.wait(), timeout)
+            await asyncio.wait_for(self.posts.none.wait(), max(deadline - loop.time(), 0))
         except asyncio.TimeoutError:
             return False
         return True
@@ -166,11 +163,11 @@ class CountCalls(Middleware):
                 "session's tools are about to close: open a new session",
                 data={"reason": "draining"},
             )
-        self.state.call_started()
+        self.state.calls.started()
         try:
             return await call_next(context)
         finally:
-            self.state.call_ended()
+            self.state.calls.ended()
 
 
 def refusal(reason: str, state: ServeState) -> dict[str, Any]:
@@ -214,11 +211,11 @@ class Gate:
                 send = self._reword_full(send)
             receive = self._until_closing(receive)
             if scope["method"] == "POST":
-                self.state.post_started()
+                self.state.posts.started()
                 try:
                     await self.app(scope, receive, send)
                 finally:
-                    self.state.post_ended()
+                    self.state.posts.ended()
                 return
         await self.app(scope, receive, send)
 
