@@ -17,9 +17,18 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import HAS_BASH, children_of, free_port, is_alive, stop, wait_for_port
+from conftest import (
+    HAS_BASH,
+    INITIALIZE,
+    children_of,
+    free_port,
+    is_alive,
+    stop,
+    wait_for_port,
+    wait_until,
+)
 from mcp import MCPError
-from test_serve_scale import ACCEPT, INIT, Server, bash, session, wait_until
+from test_serve_scale import ACCEPT, Server, bash, session
 
 HAPROXY = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
 CONFIG = Path(__file__).resolve().parents[3] / "docs" / "deploy" / "haproxy.cfg"
@@ -126,7 +135,7 @@ async def test_a_full_replica_sends_new_sessions_to_the_other(tmp_path: Path) ->
             assert await bash(second, "echo two") == "two"
             counts = [r.get("/healthz").json()["sessions"] for r in replicas]
             assert counts == [1, 1]
-            refused = httpx2.post(balancer.url, json=INIT, headers=ACCEPT, timeout=30)
+            refused = httpx2.post(balancer.url, json=INITIALIZE, headers=ACCEPT, timeout=30)
             assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
             assert refused.json()["error"]["data"]["reason"] == "full"
             # The balancer passes the probes through to a replica.
