@@ -467,6 +467,9 @@ def test_the_kernel_keyring_is_out_of_reach(jail: Jail) -> None:
         ]
         if jail.user == "root":
             assert host_keys_named(description) == []
+        # Nor can it list the keys it may view (as root, the host's root keyrings).
+        listing = jail.run("cat /proc/keys /proc/key-users 2>&1; true")
+        assert "keyring" not in listing and "_uid" not in listing, listing
     finally:
         if jail.user == "root":
             unlink_from_user_keyring(description, numbers)

@@ -71,6 +71,10 @@ DEFAULT_MAX_SHM_MB = 64
 #: pressure triggers. Shown read-only, bound from the host's ``/proc``: what the
 #: ``sys`` files show is read from the reader's own namespaces.
 _PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/pressure")
+#: Files of ``/proc`` made unreadable (``/dev/null`` bound over them, which a ``nodev``
+#: mount refuses to open): the keys of every keyring the user may view (as root, the
+#: host's root keyrings), by id and description, and their owners' quotas.
+_PROC_HIDDEN = ("/proc/keys", "/proc/key-users")
 
 #: Where cgroup hierarchies are mounted.
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -240,6 +244,9 @@ def bwrap_args(
     args = [config.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for entry in _PROC_READ_ONLY:
         args += ["--ro-bind-try", entry, entry]
+    for entry in _PROC_HIDDEN:
+        if os.path.exists(entry):  # the same kernel: then the sandbox's /proc has it
+            args += ["--ro-bind", "/dev/null", entry]
     # /dev is a tmpfs that root could fill: read-only (its devices still work), with
     # /dev/shm a sized tmpfs of its own.
     args += [*_size(config.max_shm_mb), "--tmpfs", "/dev/shm"]
