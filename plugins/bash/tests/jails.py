@@ -183,6 +183,14 @@ def need_unprivileged() -> tuple[str, list[str]]:
     return found
 
 
+def unprivileged_jail(**params: Any) -> Jail:
+    """A sandboxed bash tool run as uid 65534 (the caller closes it); skips the test,
+    saying why, where this machine cannot."""
+    need_bwrap()
+    python, sites = need_unprivileged()
+    return _UnprivilegedJail(python, sites, {"sandbox": "bwrap", **params})
+
+
 @pytest.fixture(params=["host-user", "nobody"])
 def make_jail(
     request: pytest.FixtureRequest, make_bash: MakeBash, tmp_path: Path
