@@ -14,6 +14,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from jails import Jail, MakeJail
 
 Bash = ToolDefinition[Any, Any]
+
+#: The unprivileged user the jails switch to (jails.NOBODY).
+NOBODY_UID = 65534
 
 pytest_plugins = ("jails",)
 
@@ -116,6 +120,23 @@ def test_the_real_home_is_hidden(make_bash: MakeBash, tmp_path: Path) -> None:
         assert (tmp_path / "rw.txt").read_text() == "y\n"
     finally:
         secret.unlink()
+
+
+def test_the_sessions_home_is_hidden(make_jail: MakeJail) -> None:
+    # A home of the session's user, with a secret in it (made on the host side).
+    home = Path(tempfile.mkdtemp(prefix="toolplug-home-", dir="/tmp"))
+    try:
+        (home / ".token").write_text("key-123\n")
+        jail = make_jail(env={"HOME": str(home)})
+        if jail.user == "nobody":
+            os.chown(home, NOBODY_UID, NOBODY_UID)
+            os.chown(home / ".token", NOBODY_UID, NOBODY_UID)
+        output = jail.run(f"cat ~/.token {home}/.token; ls -A ~ | wc -l; echo $HOME")
+        assert "key-123" not in output
+        assert output.count("No such file or directory") == 2
+        assert output.splitlines()[-2:] == ["0", str(home)]
+    finally:
+        shutil.rmtree(home)
 
 
 # -- processes -----------------------------------------------------------------------------
