@@ -13,6 +13,7 @@ import pwd
 import secrets
 import shutil
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
@@ -25,7 +26,7 @@ import pytest
 from conftest import MakeBash, alive, need_bwrap
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError
 from toolplug.testing import registry_from
-from toolplug_bash import sandbox
+from toolplug_bash import sandbox, seccomp
 from toolplug_bash.procs import all_processes, command_line, processes_with_env
 
 if TYPE_CHECKING:
@@ -501,3 +502,60 @@ def test_the_command_line(tmp_path: Path) -> None:
         session_dir=tmp_path,
     )
     assert "--unshare-net" not in opened
+
+
+# -- the system-call filter's program, for every machine it is built for ---------------
+#
+# The sandbox tests run it in the kernel on this machine. For the other entry points,
+# a small interpreter of the classic BPF instructions it uses reads the program.
+
+#: audit arch -> (add_key, request_key, keyctl, unshare, clone, clone3, a harmless call),
+#: from the kernel's system-call tables.
+ENTRY_POINTS = {
+    "x86_64": {
+        0xC000003E: (248, 249, 250, 272, 56, 435, 39),  # getpid
+        0x40000003: (286, 287, 288, 310, 120, 435, 20),  # i386; getpid
+    },
+    "aarch64": {
+        0xC00000B7: (217, 218, 219, 97, 220, 435, 172),  # getpid
+        0x40000028: (309, 310, 311, 337, 120, 435, 20),  # 32-bit ARM; getpid
+    },
+}
+ALLOW, EPERM, ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+
+
+def filtered(program: bytes, arch: int, nr: int, flags: int = 0) -> int:
+    """What the program returns for a call (``flags``: its first argument)."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, flags, 0, 0, 0, 0, 0)
+    code = [struct.unpack_from("=HBBI", program, at) for at in range(0, len(program), 8)]
+    accumulator, pc = 0, 0
+    while True:
+        op, if_true, if_false, k = code[pc]  # an IndexError: a jump out of the program
+        if op == 0x20:  # load a word of the data
+            accumulator, pc = struct.unpack_from("=I", data, k)[0], pc + 1
+            continue
+        if op == 0x06:  # return
+            return k
+        taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: accumulator & k}[op]
+        pc += 1 + (if_true if taken else if_false)
+
+
+@pytest.mark.parametrize("machine", sorted(ENTRY_POINTS))
+def test_the_filter_program_refuses_what_it_says_on_every_entry_point(machine: str) -> None:
+    program = seccomp.program(machine)
+    assert program is not None
+    for arch, numbers in ENTRY_POINTS[machine].items():
+        add_key, request_key, keyctl, unshare, clone, clone3, harmless = numbers
+        for nr in (add_key, request_key, keyctl):
+            assert filtered(program, arch, nr) == EPERM
+        assert filtered(program, arch, unshare, 0x10000000) == EPERM  # CLONE_NEWUSER
+        assert filtered(program, arch, clone, 0x10000000 | 0x11) == EPERM
+        assert filtered(program, arch, unshare, 0x00020000) == ALLOW  # CLONE_NEWNS
+        assert filtered(program, arch, clone, 0x01200011) == ALLOW  # fork's flags
+        assert filtered(program, arch, clone3) == ENOSYS
+        assert filtered(program, arch, harmless) == ALLOW
+    # An entry point the machine does not have is refused; so is x86-64's x32.
+    assert filtered(program, 0xDEADBEEF, 0) == ENOSYS
+    if machine == "x86_64":
+        assert filtered(program, 0xC000003E, 0x40000000 | 250) == ENOSYS
+    assert seccomp.program("riscv64") is None
