@@ -485,7 +485,7 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert args[-2:] == ["--", "setsid"]
     # /proc/sys bound read-only over the fresh /proc; the in-memory file systems sized;
     # /dev and /run made read-only after everything is mounted in them.
-    assert joined.index("--proc /proc") < joined.index("--ro-bind-try /proc/sys /proc/sys")
+    assert joined.index("--proc /proc") < joined.index("--ro-bind /proc/sys /proc/sys")
     assert f"--size {1024 << 20} --tmpfs /tmp" in joined
     assert f"--size {1024 << 20} --tmpfs {home}" in joined
     assert f"--size {64 << 20} --tmpfs /dev/shm" in joined

@@ -15,6 +15,13 @@ and not raisable inside, where every capability is dropped) and, when a pids cgr
 could be made, waits until the host has moved it into that cgroup, so that no process
 of the sandbox is ever started outside it. ``setsid`` makes the shell a session leader
 inside, so it can take the pseudo-terminal as its controlling terminal.
+
+A host running as root is the case to design for (CI, containers): the shell inside is
+still uid 0, with no capability. What the kernel grants to uid 0 without asking for a
+capability is closed here one by one: the kernel's settings in ``/proc/sys`` are bound
+read-only, the keyring and new user namespaces are refused by the system-call filter
+(:mod:`toolplug_bash.seccomp`), and no writable file system lacks a size. A user
+namespace would not help: uid 0 inside one is still the host's uid 0 to those checks.
 """
 
 from __future__ import annotations
@@ -243,7 +250,8 @@ def bwrap_args(
         add(session_dir, 2, ["--ro-bind", str(session_dir), str(session_dir)])
     args = [config.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for entry in _PROC_READ_ONLY:
-        args += ["--ro-bind-try", entry, entry]
+        # /proc/sys must be there; the others only on kernels built with them.
+        args += ["--ro-bind" if entry == "/proc/sys" else "--ro-bind-try", entry, entry]
     for entry in _PROC_HIDDEN:
         if os.path.exists(entry):  # the same kernel: then the sandbox's /proc has it
             args += ["--ro-bind", "/dev/null", entry]
