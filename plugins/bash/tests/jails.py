@@ -144,8 +144,8 @@ def _nobody_env() -> dict[str, str]:
 
 @functools.cache
 def unprivileged_driver() -> tuple[str, list[str]] | str:
-    """The Python and site folders with which uid 65534 can import the bash plugin,
-    or why there are none."""
+    """The Python and site folders with which uid 65534 can run the bash plugin's
+    sandbox, or why there are none."""
     if os.getuid() != 0:
         return "the tests do not run as root, so they cannot switch to another user"
     if shutil.which("setpriv") is None:
@@ -159,20 +159,36 @@ def unprivileged_driver() -> tuple[str, list[str]] | str:
     for python in dict.fromkeys(candidates):
         if not os.path.exists(python):
             continue
-        check = "import json, site, sys\n[site.addsitedir(f) for f in json.loads(sys.argv[1])]\n"
-        check += "import toolplug_bash"
         done = subprocess.run(
-            [*_as_nobody(), python, "-c", check, json.dumps(sites)],
+            [*_as_nobody(), python, "-c", _CHECK, json.dumps(sites)],
             capture_output=True,
             text=True,
             env=_nobody_env(),
             cwd="/",
             timeout=60,
         )
+        if done.returncode == 0 and done.stdout.startswith("bwrap: "):
+            # The plugin loads, but the kernel (or its settings) refuse that user the
+            # namespaces bubblewrap needs.
+            return done.stdout.strip()
         if done.returncode == 0:
             return python, sites
         reasons.append(f"{python}: {done.stderr.strip().splitlines()[-1:]}")
     return f"no Python that uid {NOBODY} may run imports toolplug_bash ({'; '.join(reasons)})"
+
+
+#: Run as uid 65534: load the plugin, and try bubblewrap as the tool will.
+_CHECK = """
+import json, os, site, sys
+for folder in json.loads(sys.argv[1]):
+    site.addsitedir(folder)
+from toolplug import ToolError
+from toolplug_bash import sandbox
+try:
+    sandbox.check_runs(sandbox.find_bwrap(os.environ["PATH"]), network=False)
+except ToolError as exc:
+    print("bwrap:", exc)
+"""
 
 
 def need_unprivileged() -> tuple[str, list[str]]:
