@@ -490,6 +490,12 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert f"--size {1024 << 20} --tmpfs {home}" in joined
     assert f"--size {64 << 20} --tmpfs /dev/shm" in joined
     assert joined.index("--tmpfs /dev/shm") < joined.index("--remount-ro /dev")
+    for tried in ("/proc/sysrq-trigger", "/proc/pressure"):  # kernels may lack them
+        assert f"--ro-bind-try {tried} {tried}" in joined
+    if Path("/proc/keys").exists():
+        assert "--ro-bind /dev/null /proc/keys" in joined
+    if Path("/run").is_dir():
+        assert joined.index("--tmpfs /run") < joined.index("--remount-ro /run")
     assert "--seccomp" not in args  # only with a filter's descriptor
     unlimited = sandbox.SandboxConfig(
         bwrap="bwrap", workspace=workspace, hidden=(), max_tmp_mb=None, max_shm_mb=None
