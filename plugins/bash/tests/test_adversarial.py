@@ -11,22 +11,33 @@ test; nothing is timed.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
+import platform
 import resource
+import secrets
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import toolplug_bash
-from conftest import MakeBash, both_modes
+from conftest import MakeBash, both_modes, need_bwrap
 from hypothesis import HealthCheck, given, settings, strategies as st
-from toolplug import Tool, ToolContext, ToolDefinition
+from toolplug import Tool, ToolContext, ToolDefinition, ToolParamsError
 from toolplug.testing import registry_from
 
+if TYPE_CHECKING:
+    from jails import Jail, MakeJail
+
 Bash = ToolDefinition[Any, Any]
+
+#: The sandbox cases' fixtures: ``jail`` and ``make_jail``, as root and as uid 65534.
+pytest_plugins = ("jails",)
 
 #: Examples per property: enough to find a seam, few enough to keep the suite quick.
 FUZZ = settings(
@@ -340,3 +351,227 @@ def test_the_param_wins_over_the_context(tmp_path: Path) -> None:
 def test_a_bad_inherit_env_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="inherit_env"):
         bash_with(ToolContext(workspace=tmp_path, extra={"inherit_env": "no"}))
+
+
+# -- escapes from the sandbox (issue #26) ---------------------------------------------
+#
+# Each is tried through the real tool in the real bubblewrap sandbox, as the user
+# running the tests (root in CI and containers) and as uid 65534 (see jails.py). The
+# Python snippets run inside, with the system's python3.
+
+#: Inside: every regular file of /proc (but the processes' own folders) and /sys that
+#: opens for writing, then the same for a few settings, tried by writing back the value
+#: they hold (so that, were the sandbox open, the host would be left as it was).
+OPEN_FOR_WRITING = r"""
+import errno, os, stat
+def opens(path):
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY))
+        return "opened"
+    except OSError as exc:
+        return errno.errorcode[exc.errno]
+opened = []
+for top in ("/proc", "/sys"):
+    for folder, folders, files in os.walk(top):
+        if folder == "/proc":
+            folders[:] = [f for f in folders if not f.isdigit() and "self" not in f]
+        for name in files:
+            path = os.path.join(folder, name)
+            if stat.S_ISREG(os.lstat(path).st_mode) and opens(path) == "opened":
+                opened.append(path)
+print("opened", len(opened), *opened[:5])
+for name in ("kernel/core_pattern", "kernel/core_uses_pid", "fs/file-max", "vm/swappiness"):
+    path = "/proc/sys/" + name
+    try:
+        value = open(path).read()
+    except FileNotFoundError:
+        print(name, "absent")
+        continue
+    try:
+        with open(path, "w") as f:
+            f.write(value)
+        print(name, "WRITTEN")
+    except OSError as exc:
+        print(name, errno.errorcode[exc.errno])
+"""
+
+
+def test_no_kernel_setting_or_proc_file_can_be_written(jail: Jail) -> None:
+    # Root holds no capability inside, but the kernel lets the owner of /proc/sys
+    # write it on uid alone: kernel.core_pattern names a program the kernel runs as
+    # full root outside every namespace.
+    jail.run(f"cat > open.py <<'EOF'\n{OPEN_FOR_WRITING}\nEOF")
+    lines = jail.run("python3 open.py").splitlines()
+    assert lines[0] == "opened 0", lines[0]
+    assert "kernel/core_pattern absent" not in lines
+    for line in lines[1:]:
+        outcome = line.split()[-1]
+        assert outcome in ("EROFS", "EACCES", "EPERM", "absent"), line
+
+
+def test_kernel_memory_and_its_log_cannot_be_read(jail: Jail) -> None:
+    # Each is refused, by a missing capability or because the sandbox's /dev lacks it.
+    paths = ["/proc/kcore", "/proc/kmsg", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg"]
+    output = jail.run(
+        "for f in " + " ".join(paths) + "; do head -c1 $f >/dev/null 2>&1 && echo READ $f; done; "
+        "echo done"
+    )
+    assert output == "done\n"
+
+
+def test_the_sysrq_trigger_cannot_be_written(jail: Jail) -> None:
+    if not os.path.exists("/proc/sysrq-trigger"):
+        pytest.skip("this kernel has no /proc/sysrq-trigger (built without magic SysRq)")
+    # Opened only, never written: one character there reboots or crashes the host.
+    output = jail.run("python3 -c \"import os; os.open('/proc/sysrq-trigger', os.O_WRONLY)\"")
+    assert "Read-only file system" in output or "Permission denied" in output
+
+
+KEYRING_NUMBERS = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}
+
+#: Inside: read the thread's, session and user keyrings, add a key to the user's and
+#: ask for one; each call's result or error.
+KEYRING = r"""
+import ctypes, errno, sys
+add_key, request_key, keyctl = map(int, sys.argv[1:4])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def show(name, result):
+    print(name, result if result >= 0 else errno.errorcode[ctypes.get_errno()])
+for name, ring in (("session", -3), ("user", -4), ("user-session", -5)):
+    show(name, libc.syscall(keyctl, 0, ctypes.c_long(ring), 1))  # get it, made if missing
+show("add_key", libc.syscall(add_key, b"user", sys.argv[4].encode(), b"x", 1, ctypes.c_long(-4)))
+show("request_key", libc.syscall(request_key, b"user", sys.argv[4].encode(), None, 0))
+"""
+
+
+def host_keys_named(description: str) -> list[str]:
+    """Lines of the host's /proc/keys (as this user sees it) for keys so described."""
+    try:
+        return [line for line in Path("/proc/keys").read_text().splitlines() if description in line]
+    except OSError:
+        return []
+
+
+def unlink_from_user_keyring(description: str, numbers: tuple[int, int, int]) -> None:
+    """Undo a key a broken sandbox let a test add to this user's keyring."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    keyctl = numbers[2]
+    key = libc.syscall(keyctl, 10, ctypes.c_long(-4), b"user", description.encode(), 0)
+    if key > 0:
+        libc.syscall(keyctl, 9, ctypes.c_long(key), ctypes.c_long(-4))
+
+
+def test_the_kernel_keyring_is_out_of_reach(jail: Jail) -> None:
+    numbers = KEYRING_NUMBERS.get(platform.machine())
+    if numbers is None:
+        pytest.skip(f"the test knows the keyring's system calls on {list(KEYRING_NUMBERS)} only")
+    # Keyrings are not namespaced: without the filter, the sandbox shares the user's
+    # (as root, root's own), can read its keys and fill its quota.
+    description = f"toolplug-escape-{secrets.token_hex(6)}"
+    jail.run(f"cat > keys.py <<'EOF'\n{KEYRING}\nEOF")
+    try:
+        output = jail.run(f"python3 keys.py {' '.join(map(str, numbers))} {description}")
+        assert output.split() == [
+            *("session", "EPERM", "user", "EPERM", "user-session", "EPERM"),
+            *("add_key", "EPERM", "request_key", "EPERM"),
+        ]
+        if jail.user == "root":
+            assert host_keys_named(description) == []
+        # Nor can it list the keys it may view (as root, the host's root keyrings).
+        listing = jail.run("cat /proc/keys /proc/key-users 2>&1; true")
+        assert "keyring" not in listing and "_uid" not in listing, listing
+    finally:
+        if jail.user == "root":
+            unlink_from_user_keyring(description, numbers)
+
+
+#: A system call through x86-64's 32-bit entry point (``int 0x80``), from machine code
+#: written to executable memory: ``python3 int80.py NR ARG1 ARG2 ARG3`` prints the
+#: kernel's answer (a negative errno on failure).
+INT80 = r"""
+import ctypes, mmap, sys
+nr, *args = (int(a, 0) for a in sys.argv[1:5])
+code = b"\x53\xb8" + nr.to_bytes(4, "little", signed=True)  # push rbx; mov eax, nr
+for register, value in zip((b"\xbb", b"\xb9", b"\xba"), args):  # mov ebx/ecx/edx
+    code += register + value.to_bytes(4, "little", signed=True)
+code += b"\xcd\x80\x5b\xc3"  # int 0x80; pop rbx; ret
+memory = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+memory.write(code)
+call = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(memory)))
+print(call())
+"""
+
+
+def test_the_filter_holds_at_the_32_bit_entry_point(jail: Jail, tmp_path: Path) -> None:
+    if platform.machine() != "x86_64":
+        pytest.skip("the 32-bit entry point tried here is x86-64's")
+    script = tmp_path / "int80.py"
+    script.write_text(INT80)
+    getpid = subprocess.run(
+        [sys.executable, str(script), "20", "0", "0", "0"], capture_output=True, text=True
+    )
+    if getpid.returncode != 0 or int(getpid.stdout) <= 0:
+        pytest.skip(f"this kernel runs no 32-bit system calls: {getpid.stderr.strip()[-200:]}")
+    # keyctl(KEYCTL_GET_KEYRING_ID, the user keyring) and unshare(CLONE_NEWUSER), by
+    # their i386 numbers: a filter that checked only x86-64's numbers would let both by.
+    jail.run(f"cat > int80.py <<'EOF'\n{INT80}\nEOF")
+    output = jail.run("python3 int80.py 288 0 -4 0; python3 int80.py 310 0x10000000 0 0")
+    assert output.split() == ["-1", "-1"]  # -EPERM
+
+
+def test_no_user_namespace_can_be_made_inside(jail: Jail) -> None:
+    # In a user namespace of its own a process holds every capability over what it
+    # makes: it could mount a tmpfs of no size limit, and reach kernel code that
+    # needs those capabilities.
+    output = jail.run(
+        "unshare -U true; echo user $?; "
+        "unshare -Urm sh -c 'mount -t tmpfs none /tmp && echo MOUNTED'; echo mount $?; "
+        "python3 -c 'import ctypes; print(ctypes.CDLL(None).unshare(0x10000000))'"
+    )
+    assert "MOUNTED" not in output
+    assert "user 0" not in output and "mount 0" not in output
+    assert output.splitlines()[-1] == "-1"
+
+
+def test_no_capability_is_held_inside(jail: Jail) -> None:
+    output = jail.run(
+        "grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status"
+    )
+    fields = dict(line.split(":\t") for line in output.splitlines())
+    assert {fields[k] for k in ("CapInh", "CapPrm", "CapEff", "CapAmb")} == {"0000000000000000"}
+    assert fields["NoNewPrivs"] == "1"
+    assert fields["Seccomp"] == "2"  # the system-call filter is on
+
+
+def test_the_private_tmp_and_dev_shm_stop_at_their_size(make_jail: MakeJail) -> None:
+    # They are the host's memory, which max_memory_mb (per process) does not count.
+    jail = make_jail(max_tmp_mb=8, max_shm_mb=4)
+    output = jail.run(
+        "head -c 20M /dev/zero > /tmp/fill; echo tmp $?; "
+        "head -c 20M /dev/zero > /dev/shm/fill; echo shm $?; "
+        "du -k /tmp/fill /dev/shm/fill | cut -f1; rm /tmp/fill /dev/shm/fill; "
+        "touch /dev/fill /run/fill 2>&1 | grep -c 'Read-only file system'"
+    )
+    lines = output.splitlines()
+    assert output.count("No space left on device") == 2, output
+    assert "tmp 1" in lines and "shm 1" in lines
+    tmp_kib, shm_kib = (int(n) for n in lines[-3:-1])
+    assert 7 * 1024 <= tmp_kib <= 8 * 1024 and 3 * 1024 <= shm_kib <= 4 * 1024
+    assert lines[-1] == "2"  # /dev and /run: nothing to fill
+
+
+def test_the_in_memory_file_systems_have_a_size_by_default(jail: Jail) -> None:
+    sizes = jail.run("df -k --output=size /tmp /dev/shm | tail -n +2").split()
+    assert [int(s) for s in sizes] == [1024 * 1024, 64 * 1024]
+    home = jail.run("[ -w ~ ] && df -k --output=size ~ | tail -1 || echo none").strip()
+    assert home in ("none", str(1024 * 1024))  # a hidden home is a sized tmpfs too
+
+
+@pytest.mark.parametrize("params", [{"max_tmp_mb": -1}, {"max_shm_mb": 1.5}, {"max_tmp_mb": True}])
+def test_bad_tmpfs_sizes_are_refused(tmp_path: Path, params: dict[str, Any]) -> None:
+    need_bwrap()
+    name = next(iter(params))
+    with pytest.raises(ToolParamsError, match=rf"{name}.*(whole number|valid integer)"):
+        bash_with(ToolContext(workspace=tmp_path), sandbox="bwrap", **params)

@@ -15,6 +15,13 @@ and not raisable inside, where every capability is dropped) and, when a pids cgr
 could be made, waits until the host has moved it into that cgroup, so that no process
 of the sandbox is ever started outside it. ``setsid`` makes the shell a session leader
 inside, so it can take the pseudo-terminal as its controlling terminal.
+
+A host running as root is the case to design for (CI, containers): the shell inside is
+still uid 0, with no capability. What the kernel grants to uid 0 without asking for a
+capability is closed here one by one: the kernel's settings in ``/proc/sys`` are bound
+read-only, the keyring and new user namespaces are refused by the system-call filter
+(:mod:`toolplug_bash.seccomp`), and no writable file system lacks a size. A user
+namespace would not help: uid 0 inside one is still the host's uid 0 to those checks.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from toolplug import ToolError
+
+from toolplug_bash import seccomp
 
 #: The ``sandbox`` param's values.
 MODES = ("none", "bwrap")
@@ -58,6 +68,20 @@ DEFAULT_MAX_MEMORY_MB = 8192
 DEFAULT_MAX_CPU_SECONDS = 3600
 DEFAULT_MAX_PROCESSES = 512
 DEFAULT_MAX_FILE_SIZE_MB = 1024
+#: Default sizes of the sandbox's in-memory file systems, in MiB: the private ``/tmp``
+#: (and each hidden home), and ``/dev/shm`` (Docker's default size for it).
+DEFAULT_MAX_TMP_MB = 1024
+DEFAULT_MAX_SHM_MB = 64
+
+#: Files of a fresh ``/proc`` that root may write although it holds no capability (the
+#: kernel checks only the owner there): global kernel settings, the SysRq trigger,
+#: pressure triggers. Shown read-only, bound from the host's ``/proc``: what the
+#: ``sys`` files show is read from the reader's own namespaces.
+_PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/pressure")
+#: Files of ``/proc`` made unreadable (``/dev/null`` bound over them, which a ``nodev``
+#: mount refuses to open): the keys of every keyring the user may view (as root, the
+#: host's root keyrings), by id and description, and their owners' quotas.
+_PROC_HIDDEN = ("/proc/keys", "/proc/key-users")
 
 #: Where cgroup hierarchies are mounted.
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -82,6 +106,8 @@ class SandboxConfig:
     max_cpu_seconds: int | None = DEFAULT_MAX_CPU_SECONDS
     max_processes: int | None = DEFAULT_MAX_PROCESSES
     max_file_size_mb: int | None = DEFAULT_MAX_FILE_SIZE_MB
+    max_tmp_mb: int | None = DEFAULT_MAX_TMP_MB
+    max_shm_mb: int | None = DEFAULT_MAX_SHM_MB
 
 
 # -- is bubblewrap there, and can it run -------------------------------------------------
@@ -113,18 +139,46 @@ def check_runs(bwrap: str, *, network: bool) -> None:
 
 @functools.lru_cache(maxsize=8)
 def _probe(bwrap: str, network: bool) -> str | None:
-    """bwrap's error running ``setsid true`` in a sandbox like a session's (None: it
-    ran). Done once per process: namespaces do not come and go while a host runs."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += [*_namespace_args(network), "--", "setsid", "true"]
+    """bwrap's error running ``setsid true`` in a sandbox like a session's, with its
+    mounts and its system-call filter (None: it ran). Done once per process:
+    namespaces do not come and go while a host runs."""
+    filter_fd = seccomp_fd()
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        with tempfile.TemporaryDirectory(prefix="toolplug-bash-probe-") as workspace:
+            config = SandboxConfig(
+                bwrap=bwrap, workspace=Path(workspace), hidden=(), network=network
+            )
+            argv = bwrap_args(config, session_dir=None, filter_fd=filter_fd)
+            done = subprocess.run(
+                [*argv, "true"],
+                capture_output=True,
+                timeout=30,
+                stdin=subprocess.DEVNULL,
+                pass_fds=() if filter_fd is None else (filter_fd,),
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
     if done.returncode == 0:
         return None
     message = done.stderr.decode("utf-8", errors="replace").strip()
     return message or f"it exited with status {done.returncode}"
+
+
+def seccomp_fd() -> int | None:
+    """A pipe's read end holding the system-call filter, for bubblewrap's ``--seccomp``
+    (the caller closes it once bubblewrap has started); None where there is no filter."""
+    program = seccomp.program()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    try:
+        os.write(write, program)  # a few hundred bytes: far below a pipe's buffer
+    finally:
+        os.close(write)
+    return read
 
 
 def _why(problem: str) -> str:
@@ -134,6 +188,8 @@ def _why(problem: str) -> str:
             "(unprivileged user namespaces disabled by sysctl or AppArmor, or a container "
             "started without the rights to nest one). "
         )
+    if "Unknown option" in problem:
+        return "This bubblewrap is too old for the sandbox's options: install 0.8 or newer. "
     return ""
 
 
@@ -158,41 +214,65 @@ def hidden_homes(env_home: str | None) -> tuple[str, ...]:
     return tuple(sorted(h for h in homes if os.path.isabs(h) and h != "/" and os.path.isdir(h)))
 
 
-def bwrap_args(config: SandboxConfig, *, session_dir: Path) -> list[str]:
-    """bubblewrap's arguments for one session, up to and including ``--``.
+def bwrap_args(
+    config: SandboxConfig, *, session_dir: Path | None, filter_fd: int | None = None
+) -> list[str]:
+    """bubblewrap's arguments for one session, up to and including ``--`` and ``setsid``.
 
     Mounts are applied shallowest first (a hidden tmpfs before a bind at the same
     depth), so a path exposed inside a hidden one stays visible, and a home inside the
-    workspace stays hidden.
+    workspace stays hidden. ``filter_fd`` holds the system-call filter (:func:`seccomp_fd`).
     """
     mounts: list[tuple[int, int, list[str]]] = []
 
     def add(path: str | Path, order: int, args: list[str]) -> None:
         mounts.append((len(Path(path).parts), order, args))
 
-    add("/tmp", 0, ["--tmpfs", "/tmp"])  # private, writable
+    add("/tmp", 0, [*_size(config.max_tmp_mb), "--tmpfs", "/tmp"])  # private, writable
     if os.path.isdir("/run"):
-        add("/run", 0, ["--tmpfs", "/run"])  # host daemons' sockets (docker, dbus)
+        # Host daemons' sockets (docker, dbus) hidden; empty, and read-only below.
+        add("/run", 0, ["--size", str(1 << 20), "--tmpfs", "/run"])
     if config.network:
         resolver = os.path.realpath("/etc/resolv.conf")
         if resolver.startswith("/run/"):  # systemd-resolved's stub lives there
             folder = os.path.dirname(resolver)
             add(folder, 1, ["--ro-bind", folder, folder])
     for home in config.hidden:
-        add(home, 0, ["--tmpfs", home])
+        add(home, 0, [*_size(config.max_tmp_mb), "--tmpfs", home])
     for path in config.read_only_paths:
         add(path, 1, ["--ro-bind", os.path.realpath(path), str(path)])
     for path in config.writable_paths:
         add(path, 1, ["--bind", os.path.realpath(path), str(path)])
     workspace = str(config.workspace)
     add(workspace, 1, ["--bind", os.path.realpath(workspace), workspace])
-    # The session's own files (long commands, saved outputs): readable, not writable.
-    add(session_dir, 2, ["--ro-bind", str(session_dir), str(session_dir)])
+    if session_dir is not None:
+        # The session's own files (long commands, saved outputs): readable, not writable.
+        add(session_dir, 2, ["--ro-bind", str(session_dir), str(session_dir)])
     args = [config.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for entry in _PROC_READ_ONLY:
+        # /proc/sys must be there; the others only on kernels built with them.
+        args += ["--ro-bind" if entry == "/proc/sys" else "--ro-bind-try", entry, entry]
+    for entry in _PROC_HIDDEN:
+        if os.path.exists(entry):  # the same kernel: then the sandbox's /proc has it
+            args += ["--ro-bind", "/dev/null", entry]
+    # /dev is a tmpfs that root could fill: read-only (its devices still work), with
+    # /dev/shm a sized tmpfs of its own.
+    args += [*_size(config.max_shm_mb), "--tmpfs", "/dev/shm"]
     for _, _, mount in sorted(mounts, key=lambda m: (m[0], m[1])):
         args += mount
+    args += ["--remount-ro", "/dev"]
+    if os.path.isdir("/run"):
+        args += ["--remount-ro", "/run"]
     args += _namespace_args(config.network)
+    if filter_fd is not None:
+        args += ["--seccomp", str(filter_fd)]
     return [*args, "--chdir", workspace, "--setenv", "TMPDIR", "/tmp", "--", "setsid"]
+
+
+def _size(megabytes: int | None) -> list[str]:
+    """bubblewrap's size option for the next tmpfs (none: the kernel's default, half
+    of the memory)."""
+    return [] if megabytes is None else ["--size", str(megabytes << 20)]
 
 
 def limit_script(config: SandboxConfig, gate_fd: int | None, stdio: Sequence[int]) -> str:
@@ -258,15 +338,16 @@ class Confinement:
             raise ValueError("a sandboxed shell's streams must be descriptors above 2")
         self.cgroup = PidsCgroup.create(self.config.max_processes)
         gate_read, gate_write = os.pipe() if self.cgroup is not None else (None, None)
+        filter_fd = seccomp_fd()
         command = [
             argv[0],  # the session's bash runs the limits script too
             "-c",
             limit_script(self.config, gate_read, stdio),
             "toolplug-sandbox",
-            *bwrap_args(self.config, session_dir=self.session_dir),
+            *bwrap_args(self.config, session_dir=self.session_dir, filter_fd=filter_fd),
             *argv,
         ]
-        extra = [*stdio, *([gate_read] if gate_read is not None else [])]
+        extra = [fd for fd in (*stdio, gate_read, filter_fd) if fd is not None]
         popen["pass_fds"] = (*popen.get("pass_fds", ()), *extra)
         null = subprocess.DEVNULL
         try:
@@ -274,8 +355,9 @@ class Confinement:
                 lambda: subprocess.Popen(command, stdin=null, stdout=null, stderr=null, **popen)
             )
         finally:
-            if gate_read is not None:
-                os.close(gate_read)
+            for fd in (gate_read, filter_fd):
+                if fd is not None:
+                    os.close(fd)
         if self.cgroup is None or gate_write is None:
             return process
         try:
@@ -432,6 +514,8 @@ __all__ = [
     "DEFAULT_MAX_FILE_SIZE_MB",
     "DEFAULT_MAX_MEMORY_MB",
     "DEFAULT_MAX_PROCESSES",
+    "DEFAULT_MAX_SHM_MB",
+    "DEFAULT_MAX_TMP_MB",
     "ENV_VAR",
     "MODES",
     "Confinement",
@@ -442,5 +526,6 @@ __all__ = [
     "find_bwrap",
     "hidden_homes",
     "limit_script",
+    "seccomp_fd",
     "terminal_session",
 ]

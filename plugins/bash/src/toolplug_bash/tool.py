@@ -50,6 +50,8 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         max_cpu_seconds: int | None = None,
         max_processes: int | None = None,
         max_file_size_mb: int | None = None,
+        max_tmp_mb: int | None = None,
+        max_shm_mb: int | None = None,
     ) -> Sequence[BashTool]:
         """Build the tool for one host session; the shell itself starts on first use.
 
@@ -85,6 +87,10 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         - ``max_memory_mb`` (address space, 8192), ``max_cpu_seconds`` (per process,
           3600), ``max_processes`` (512), ``max_file_size_mb`` (1024): resource
           limits in the sandbox; 0 means no limit.
+        - ``max_tmp_mb`` (1024): the size of the sandbox's private ``/tmp``, and of
+          each hidden home; ``max_shm_mb`` (64): the size of its ``/dev/shm``. They
+          are memory of the host that ``max_memory_mb`` does not count; 0 leaves the
+          kernel's default size, half of the host's memory.
         """
         config = BashConfig(
             workspace=context.workspace,
@@ -116,6 +122,8 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
                 "max_cpu_seconds": max_cpu_seconds,
                 "max_processes": max_processes,
                 "max_file_size_mb": max_file_size_mb,
+                "max_tmp_mb": max_tmp_mb,
+                "max_shm_mb": max_shm_mb,
             },
         )
         tool = cls(
@@ -166,6 +174,8 @@ def _sandbox_config(
         "max_cpu_seconds": sandboxing.DEFAULT_MAX_CPU_SECONDS,
         "max_processes": sandboxing.DEFAULT_MAX_PROCESSES,
         "max_file_size_mb": sandboxing.DEFAULT_MAX_FILE_SIZE_MB,
+        "max_tmp_mb": sandboxing.DEFAULT_MAX_TMP_MB,
+        "max_shm_mb": sandboxing.DEFAULT_MAX_SHM_MB,
     }
     checked = {name: _limit(name, value, defaults[name]) for name, value in limits.items()}
     bwrap = sandboxing.find_bwrap(env.get("PATH") or context.env.get("PATH"))
