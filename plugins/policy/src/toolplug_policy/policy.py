@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from toolplug_policy.rules import SEVERITY, CallFacts, Decision, Rule
-from toolplug_policy.shell import Command, Redirect, ShellParseError, command_matches
+from toolplug_policy.shell import (
+    Command,
+    Limits,
+    Redirect,
+    ShellParseError,
+    command_matches,
+    names_program,
+)
 
 #: Pattern against command, cached: an agent repeats its commands, and a pattern is
 #: split into words (shlex, the slow part) on each match otherwise.
@@ -55,6 +62,9 @@ class Verdict:
     writes: tuple[str, ...] = ()
     #: The other command parts that are not allowed (for a refusal to list them all).
     others: tuple[str, ...] = ()
+    #: Why the refused part changes what later commands do (an alias, a function
+    #: definition, a line that only sets variables), when the default decided on it.
+    caution: str | None = None
 
     @property
     def rule(self) -> Rule | None:
@@ -74,6 +84,8 @@ class Policy:
     default: Decision = "ask"
     #: Where the audit log is appended, if anywhere.
     audit_log: Path | None = None
+    #: How long a command may be, and how long reading it may take.
+    limits: Limits = field(default_factory=Limits)
     #: The file it was read from, for messages.
     file: str = "<policy>"
     #: The rules that apply to each tool seen so far, by its names (the ``tool`` key).
@@ -99,7 +111,7 @@ class Policy:
         candidates = self.rules_for(names)
         if not candidates:
             return Verdict(self.default)
-        facts = CallFacts(action, workspace)
+        facts = CallFacts(action, workspace, self.limits)
         whole: dict[str, Rule] = {}  # the first matching whole-call rule of each decision
         by_command: list[Rule] = []
         for rule in candidates:
@@ -143,10 +155,13 @@ class Policy:
                     break  # sorted: nothing stronger is left
                 if writes and candidate.decision == "allow":
                     break  # its patterns cannot see what the redirections write
-                if any(_matches(p, command) for p in candidate.commands or ()):
+                if _part_matches(candidate, command):
                     rule = candidate
                     break
             decision = rule.decision if rule is not None else self.default
+            caution = command.note if rule is None else None
+            if caution is not None and decision == "allow":
+                decision = "ask"  # it changes what later commands do: never allowed by default
             if decision != "allow":
                 unallowed.append(command.text)
             if rule is not None and rule not in used:
@@ -154,7 +169,9 @@ class Policy:
             if worst is None or _stronger(decision, rule, worst):
                 if rule is not None and rule.commands is not None:
                     writes = ()  # a command rule decided: the writes made no difference
-                worst = Verdict(decision, (rule,) if rule else (), command.text, writes=writes)
+                worst = Verdict(
+                    decision, (rule,) if rule else (), command.text, writes=writes, caution=caution
+                )
         assert worst is not None
         if worst.decision == "allow":
             ordered = tuple(sorted(used, key=lambda r: r.number))
@@ -186,6 +203,23 @@ class Policy:
                 parts.append("tools " + ", ".join(f"`{t}`" for t in rule.tools))
             out.append("; ".join(parts) if parts else "any call")
         return out
+
+
+def _part_matches(rule: Rule, command: Command) -> bool:
+    """Whether a command rule matches one part. An allow rule must also name every
+    variable the part sets in the environment (its ``env`` key); a part with no words
+    that sets some (``GIT_PAGER=cat`` on its own) is allowed by an allow rule naming
+    them all, whatever its patterns; a part that changes what later commands do (an
+    ``alias``, ``enable``...) only by a pattern that names its program word for word."""
+    allow = rule.decision == "allow"
+    if allow and not rule.allows_env(command.env):
+        return False
+    if not command.argv:
+        return allow and bool(command.env)
+    patterns = rule.commands or ()
+    if allow and command.note is not None:
+        return any(_matches(p, command) and names_program(p, command) for p in patterns)
+    return any(_matches(p, command) for p in patterns)
 
 
 def _stronger(decision: Decision, rule: Rule | None, than: Verdict) -> bool:
