@@ -93,6 +93,11 @@ SHELL_VARIABLES = [
     "declare -n ref=PS1; ref=x",
     "env PATH=/tmp/evil ls",
     "env -i LD_PRELOAD=/tmp/x.so ls",
+    "echo ${PS0:='$(touch pwned)'}",  # assigns when PS0 is empty
+    "echo ${PROMPT_COMMAND='touch pwned'}",
+    "echo ${GIT_PAGER:='touch pwned'}; git log -1",
+    "builtin read PS1 <<< x",
+    "command -p read PATH <<< /tmp",
 ]
 
 
@@ -154,6 +159,7 @@ ALLOWED = [
     "x=$(git status); echo $x",
     "for f in src tests; do ls $f; done",
     "read -r line <<< hi; echo $line",
+    "echo ${name:=default} ${X:-unset}",
     "cat src/app.py",
     "alias",  # a listing changes nothing
     "set -e",
@@ -171,6 +177,8 @@ def test_what_the_rules_allow_stays_allowed(policy: Policy, command: str) -> Non
 ALTERING = [
     "alias ls='touch pwned'",
     "alias ls='touch pwned'; ls",
+    "command alias ls='touch pwned'",
+    "builtin alias ls='touch pwned'",
     "enable -n echo",
     "enable -f /tmp/x.so x",
     "hash -p /usr/bin/touch ls",

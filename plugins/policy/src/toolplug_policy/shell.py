@@ -617,6 +617,17 @@ def _check_expansion(node: Any, src: bytes) -> None:
     text = _text(node, src)
     for i, child in enumerate(children):
         kind = child.type
+        if kind in ("=", ":=") and i == 2:  # ${X:=value} sets X when it is empty
+            target = children[1]
+            if target.type == "subscript":
+                target = target.child_by_field_name("name") or target
+            name = _text(target, src)
+            _refuse_shell_var(name, text)
+            if is_environment_name(name):
+                raise ShellParseError(
+                    f"{text!r} sets {name}, which programs may read from the environment; "
+                    f"cannot check it (set it with {name}=... where a rule can see it)"
+                )
         if kind == "!" and i == 1 and not re.search(r"(\*|@|\[[@*]\])\}$", text):
             raise ShellParseError(f"indirect expansion {text!r} cannot be checked")
         if kind == "@" and i + 1 < len(children) and children[i + 1].type == "P":
@@ -733,6 +744,19 @@ def _is_arithmetic_command(node: Any, src: bytes) -> bool:
 
 def _first_type(node: Any) -> str | None:
     return str(node.children[0].type) if node.child_count else None
+
+
+def _unwrapped(argv: Sequence[str]) -> Sequence[str]:
+    """The builtin that ``builtin read X`` or ``command -p alias x=y`` runs."""
+    while len(argv) > 1 and argv[0] in ("builtin", "command"):
+        rest = list(argv[1:])
+        if argv[0] == "command":
+            if any(w in ("-v", "-V") for w in rest[:2]):
+                return argv  # a lookup, runs nothing
+            while rest and rest[0] == "-p":
+                rest.pop(0)
+        argv = rest or argv[:1]
+    return argv
 
 
 def _alters_shell(argv: Sequence[str]) -> str | None:
@@ -953,11 +977,12 @@ class _Walker:
             if arg.type == "$":  # $"..." comes out as a lone '$' then a string
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
-        sets = _check_setter((base, *argv[1:]), _text(node, src)[:60])
+        builtin = _unwrapped((base, *argv[1:]))
+        sets = _check_setter(builtin, _text(node, src)[:60])
         if base in ("test", "["):
             _check_test_words(argv, _text(node, src)[:60])
         env = tuple(dict.fromkeys((*prefix, *sets)))
-        note = _alters_shell((base, *argv[1:]))
+        note = _alters_shell(builtin)
         self.add(Command(tuple(argv), redirects, _text(node, src), env=env, note=note))
         script = self.nested_script(base, args, src)
         if script is not None:
