@@ -11,6 +11,14 @@ The evaluation, for one call of one tool:
    over allow), else the default. The call gets the strongest decision of its commands.
 3. Otherwise the call gets the strongest decision of the rules kept, else the default.
 
+An allow rule matches a command only when its ``env`` names every variable the
+command sets in the environment (``GIT_PAGER=x git log``: ``Command.env``); a command
+with no words that sets such variables (``LANG=C`` on its own) is matched by an allow
+rule whose ``env`` names them all. A command that changes what later commands do (a
+function definition, ``alias``, a line of assignments only: ``Command.note``) is
+allowed only by an allow pattern that writes its program out, and never by an
+``allow`` default, which becomes ``ask`` for it.
+
 A command that writes a file through a redirection (``> out``, ``>> log``, ``&> f``;
 not ``2>&1`` or ``> /dev/null``) is never allowed by a command rule, whose patterns
 see only the command's words: it takes the whole-call rules, else the default.

@@ -28,8 +28,27 @@ from its arguments is one command: ``xargs rm``, ``find . -exec rm {} +``, ``sud
 ``command ...``, ``nice ...``, ``ssh host ...``, ``python -c ...``: the nested command's
 words are the outer command's words, so a rule must allow the whole line
 (``find . -name *.pyc -delete``, ``xargs *``). A script run by name (``./x.sh``,
-``bash x.sh``, ``source x.sh``) is not read. Assignments in front of a command
-(``X=1 cmd``) are left out of its words but are in its ``text``.
+``bash x.sh``, ``source x.sh``) is not read. The value given to a variable is not read
+as a command.
+
+Variables
+---------
+Assignments in front of a command (``X=1 cmd``) are left out of its words but are in
+its ``text``, and their names in its ``env``, which a rule must allow. So are the
+variables a builtin sets that programs may read from the environment
+(:func:`is_environment_name`: ``export X``, ``declare -x``, ``read X``, ``printf -v X``,
+``getopts o X``, ``env X=1 cmd``). A statement that sets such variables on its own
+(``X=1``, ``X=(a b)``, ``for X in ...``) is a command with no words and the names in its
+``env``; one that sets only the shell's own variables (``x=$(pwd)``) is nothing, unless
+the script runs no command at all: then the script is one command with no words.
+
+What changes later commands
+---------------------------
+A function definition is a command with no words (its body's commands come after it);
+``alias NAME=...``, ``enable``, ``shopt -s``/``-u``, ``set -k`` and ``DEBUG``/``RETURN``/
+``ERR`` traps are commands as usual. Each of these has a ``note`` saying what it changes,
+and so has a statement that sets variables: the policy never lets such a command through
+for want of a rule.
 
 What is refused
 ---------------
@@ -44,10 +63,13 @@ syntax error and for what cannot be known before the script runs:
   ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
   named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
   prompt expansions (``${!x}``, ``${x@P}``);
-* setting variables that change what any command runs (``PATH``, ``LD_PRELOAD``,
-  ``BASH_ENV``, ``IFS`` and the like), by assignment, ``export``, ``read``,
-  ``printf -v`` or ``mapfile``; ``hash -p``; namerefs and integer variables
-  (``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+* setting a variable bash reads to decide what runs, or when (``PATH``, the prompts
+  ``PS0``-``PS4``, ``PROMPT_COMMAND``, ``BASH_CMDS``, ``BASH_ALIASES``, ``BASH_ENV``,
+  ``ENV``, ``IFS``, ``HOME``, ``HISTFILE``, ``LD_*`` and the like), in any form: an
+  assignment (with a subscript, ``+=`` or an array too), ``export``/``declare``/``local``,
+  ``read``, ``printf -v``, ``mapfile``, ``getopts``, ``for``/``select``, ``env X=...``,
+  ``${X:=...}``; ``hash -p``; namerefs and integer variables (``declare -n``,
+  ``declare -i``), whose later assignments are not what they seem;
 * what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
   unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
   word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
@@ -55,12 +77,16 @@ syntax error and for what cannot be known before the script runs:
   one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
 * text bash would not receive as written (NUL characters, lone surrogates); characters
   above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
-  nested so deeply that describing its commands would take too much memory.
+  nested so deeply that describing its commands would take too much memory;
+* a script longer than :class:`Limits` ``command_chars`` (before it is parsed), and one
+  whose reading takes longer than ``parse_seconds`` (:class:`ShellTimeout`). The parse
+  runs with a progress callback, so it gives the interpreter lock back to other threads
+  every few dozen microseconds instead of holding it for the whole parse.
 
-Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
-``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
-allows one allows its effect on the commands after it, in this call and, in a
-persistent bash session, in later ones. A shell reading its script from standard input
+Other builtins that change how later commands behave (``cd``, ``set -e``, ``ulimit``,
+``source``, ``exec``...) are plain commands here: a rule that allows one allows its
+effect on the commands after it, in this call and, in a persistent bash session, in
+later ones. A shell reading its script from standard input
 (``curl x | sh``, ``bash <<EOF``) runs what it reads, so a rule allowing ``sh`` or
 ``bash`` with no arguments allows anything.
 
@@ -75,9 +101,12 @@ Pattern syntax
 A pattern is split into words as a shell would (:func:`shlex.split`) and matched word by
 word against the command's words:
 
-* a word matches exactly, or with :mod:`fnmatch` wildcards inside that one word:
-  ``git log --format=*`` matches ``git log --format=%H``; ``*/curl *`` matches
-  ``/usr/bin/curl x`` (a pattern ``curl`` matches only the word ``curl``);
+* a word matches exactly, or with wildcards inside that one word, read as path globs
+  are: ``*``, ``?`` and ``[...]`` stay within one ``/``-separated segment and never
+  match a ``..`` segment, ``**`` matches across segments. ``git log --format=*``
+  matches ``git log --format=%H``; ``cat src/*`` matches ``cat src/a.py``, not
+  ``cat src/../.env``; ``**/curl *`` matches ``/usr/bin/curl x`` (a pattern ``curl``
+  matches only the word ``curl``);
 * a final word ``*`` matches any remaining words, zero or more: ``git *`` matches ``git``
   and ``git push -f``; ``ls *`` matches ``ls`` and ``ls -la src``;
 * the prefix form ``npm run test:*`` (Claude Code's) means the command starts with the
@@ -1224,7 +1253,9 @@ def parse_commands(script: str, limits: Limits | None = None) -> list[Command]:
     keeps its source text.
 
     The module docstring lists what is looked into and what is refused. An empty script,
-    or one of only comments and assignments, runs no command: the list is empty.
+    or one of only comments, runs no command: the list is empty. One of only
+    assignments is one command with no words (see "Variables"). ``limits`` bounds the
+    script's length and the time spent reading it (the defaults of :class:`Limits`).
     """
     if not isinstance(script, str):
         raise ShellParseError(f"a command must be text, not {type(script).__name__}")
@@ -1254,13 +1285,15 @@ _MAY_EXPAND = re.compile(r"[$`*?\[{]|^~")
 def command_matches(pattern: str, command: Command) -> bool:
     """Whether a rule's command pattern matches one command. Pattern syntax, to document
     in the module docstring with examples: words split like a shell would (shlex);
-    each word matches exactly, or with fnmatch wildcards (`*`, `?`, `[...]`) inside one
-    word; a final word `*` matches any remaining words (zero or more); Claude Code's
+    each word matches exactly, or with wildcards (`*`, `?`, `[...]`) inside one word
+    that stay within one path segment and never match `..` (`**` crosses segments);
+    a final word `*` matches any remaining words (zero or more); Claude Code's
     prefix form `npm run test:*` means the command starts with the words `npm run test`
     (any further words or a `:suffix` on the last word, e.g. `npm run test:unit`).
 
     A pattern that is empty or that shlex cannot split matches nothing, and so does a
-    command with no words (a bare redirection).
+    command with no words (a bare redirection, a statement that sets variables). The
+    command's ``env`` and ``note`` are the policy's business, not the pattern's.
     """
     try:
         words = shlex.split(pattern)
