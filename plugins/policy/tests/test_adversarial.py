@@ -303,3 +303,13 @@ def test_a_refusal_names_the_variable_and_why(toolset, write_policy) -> None:
     assert "`GIT_PAGER='touch x' git log -1`" in text and "the default is deny" in text
     text = refused(tools.call("bash", {"command": "cat src/../.env"}))
     assert "`cat src/../.env`" in text
+
+
+def test_a_verdict_says_which_variables_no_rule_names(policy: Policy) -> None:
+    verdict = policy.decide("bash", BashAction(command="GIT_PAGER=x LANG=C git log -1"))
+    assert verdict.decision == "deny"
+    assert verdict.caution is not None
+    assert "rule 1 (<policy>, line 4) allows its words" in verdict.caution
+    assert "(GIT_PAGER, LANG)" in verdict.caution and "env key" in verdict.caution
+    verdict = policy.decide("bash", BashAction(command="alias ls='touch pwned'"))
+    assert verdict.caution == "alias changes what a command name runs"

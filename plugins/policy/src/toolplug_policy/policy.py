@@ -170,6 +170,8 @@ class Policy:
             caution = command.note if rule is None else None
             if caution is not None and decision == "allow":
                 decision = "ask"  # it changes what later commands do: never allowed by default
+            if decision != "allow" and command.env and (rule is None or rule.commands is None):
+                caution = _unnamed_variables(command, by_command) or caution
             if decision != "allow":
                 unallowed.append(command.text)
             if rule is not None and rule not in used:
@@ -228,6 +230,21 @@ def _part_matches(rule: Rule, command: Command) -> bool:
     if allow and command.note is not None:
         return any(_matches(p, command) and names_program(p, command) for p in patterns)
     return any(_matches(p, command) for p in patterns)
+
+
+def _unnamed_variables(command: Command, by_command: list[Rule]) -> str | None:
+    """Why an allow rule whose patterns match the command did not allow it: the
+    variables it sets that the rule's ``env`` does not name."""
+    for rule in by_command:
+        if rule.decision != "allow" or not command.argv:
+            continue
+        if any(_matches(p, command) for p in rule.commands or ()):
+            missing = [name for name in command.env if not rule.allows_env((name,))]
+            return (
+                f"{rule.label()} allows its words but not the variables it sets "
+                f"({', '.join(missing)}): an allow rule names those it allows in its env key"
+            )
+    return None
 
 
 def _stronger(decision: Decision, rule: Rule | None, than: Verdict) -> bool:
