@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import refused
-from toolplug import Toolset
+from toolplug import PolicyError, Toolset
 from toolplug_bash.types import BashAction
 from toolplug_policy import Policy, loads
 
@@ -313,3 +313,50 @@ def test_a_verdict_says_which_variables_no_rule_names(policy: Policy) -> None:
     assert "(GIT_PAGER, LANG)" in verdict.caution and "env key" in verdict.caution
     verdict = policy.decide("bash", BashAction(command="alias ls='touch pwned'"))
     assert verdict.caution == "alias changes what a command name runs"
+
+
+# --- the syntax of env and limits -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ('command = "ls"\nenv = ["GIT PAGER"]', "env: 'GIT PAGER' is not a variable name"),
+        ('command = "ls"\nenv = []', "env is an empty list"),
+        ('command = "ls"\nenv = [1]', "env must be a string or a list of strings"),
+        ('tool = "bash"\nenv = ["LANG"]', "env names the variables a rule's commands may set"),
+    ],
+)
+def test_a_bad_env_key_is_refused_with_its_line(rule: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(f'[[rules]]\ndecision = "allow"\n{rule}\n', file="p.toml")
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("p.toml, line ")
+
+
+def test_env_on_a_deny_rule_is_refused() -> None:
+    with pytest.raises(PolicyError, match="env is for allow rules"):
+        loads('[[rules]]\ndecision = "deny"\ncommand = "ls"\nenv = ["X"]\n')
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ("command_chars = 0", "command_chars must be a whole number"),
+        ("command_chars = 1.5", "command_chars must be a whole number"),
+        ("command_chars = true", "command_chars must be a whole number"),
+        ("parse_seconds = 0", "parse_seconds must be a number of seconds above 0"),
+        ('parse_seconds = "1"', "parse_seconds must be a number of seconds above 0"),
+        ("max = 1", "limits: unknown key 'max' (limits has command_chars, parse_seconds)"),
+    ],
+)
+def test_bad_limits_are_refused_with_their_line(limits: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(f'default = "deny"\n\n[limits]\n{limits}\n', file="p.toml")
+    assert str(caught.value).startswith("p.toml, line 3: ")
+    assert message in str(caught.value)
+
+
+def test_limits_are_read() -> None:
+    policy = loads("[limits]\ncommand_chars = 10\nparse_seconds = 2\n")
+    assert (policy.limits.command_chars, policy.limits.parse_seconds) == (10, 2.0)
