@@ -23,7 +23,9 @@ default = "deny"
 [[rules]]
 decision = "allow"
 tool = "bash"
-command = ["git status", "git log *", "ls *", "echo *", "cat src/*", "true", "alias", "set -e"]
+command = [
+  "git status", "git log *", "ls *", "echo *", "cat src/*", "true", "alias", "set -e*",
+]
 
 [[rules]]
 decision = "allow"
@@ -163,6 +165,7 @@ ALLOWED = [
     "cat src/app.py",
     "alias",  # a listing changes nothing
     "set -e",
+    "set -eu",
     "",
     "# a comment",
 ]
@@ -187,6 +190,12 @@ ALTERING = [
     "shopt -s expand_aliases",
     "set -k; git log -1 GIT_PAGER='touch pwned'",
     "set -o keyword",
+    "set -o history",
+    "set -H",
+    "set -o emacs",
+    "history -s 'touch pwned'",
+    "bind -x '\"\\C-m\": touch pwned'",
+    "fc -s status=log",
     "git() { touch pwned; }; git status",
     "git() { ls; }; git status",
     "function ls { echo; }",

@@ -45,10 +45,11 @@ the script runs no command at all: then the script is one command with no words.
 What changes later commands
 ---------------------------
 A function definition is a command with no words (its body's commands come after it);
-``alias NAME=...``, ``enable``, ``shopt -s``/``-u``, ``set -k`` and ``DEBUG``/``RETURN``/
-``ERR`` traps are commands as usual. Each of these has a ``note`` saying what it changes,
-and so has a statement that sets variables: the policy never lets such a command through
-for want of a rule.
+``alias NAME=...``, ``enable``, ``shopt -s``/``-u``, ``set -k`` (and other options that
+change how commands are read: ``-o history``, ``-o emacs``...), ``history -s``,
+``bind`` and ``DEBUG``/``RETURN``/``ERR`` traps are commands as usual. Each of these
+has a ``note`` saying what it changes, and so has a statement that sets variables: the
+policy never lets such a command through for want of a rule.
 
 What is refused
 ---------------
@@ -56,7 +57,7 @@ What is refused
 syntax error and for what cannot be known before the script runs:
 
 * a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
-  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``;
+  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let``, ``fc`` and ``coproc``;
   ``bash -c`` or ``trap`` with a script that is not a constant;
 * arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
   variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
@@ -446,6 +447,7 @@ _REFUSED_NAMES = {
     "eval": "eval runs a string built at run time",
     "let": "let evaluates arithmetic, which can run commands hidden in a variable",
     "coproc": "coproc is not supported",
+    "fc": "fc runs commands from the history, rewritten",
 }
 # Bash reserved words never name a command; seeing one as a name means a misparse.
 _RESERVED = frozenset(
@@ -788,6 +790,10 @@ def _unwrapped(argv: Sequence[str]) -> Sequence[str]:
     return argv
 
 
+# set -o options that change how later commands are read or what runs around them
+_SET_OPTIONS = frozenset({"keyword", "history", "histexpand", "emacs", "vi", "functrace"})
+
+
 def _alters_shell(argv: Sequence[str]) -> str | None:
     """Why a builtin changes what later commands run, or ``None``: an alias defined,
     builtins enabled or loaded, options that change how commands are read, a trap run
@@ -800,9 +806,19 @@ def _alters_shell(argv: Sequence[str]) -> str | None:
     if program == "shopt" and any(w.startswith("-") and ("s" in w or "u" in w) for w in words):
         return "shopt changes how bash reads and runs later commands"
     if program == "set" and any(
-        (w[:1] in "-+" and "k" in w and not w.startswith("--")) or w == "keyword" for w in words
+        (w[:1] in "-+" and not w.startswith("--") and set(w[1:]) & set("kHT")) or w in _SET_OPTIONS
+        for w in words
     ):
-        return "set -k makes every NAME=value word an environment assignment"
+        return (
+            "set -k, -H, -T or -o keyword, history, emacs, vi... change how bash reads and "
+            "runs later commands"
+        )
+    if program == "history" and any(w.startswith("-") and w not in ("-c",) for w in words):
+        return "history changes what a later !-expansion runs"
+    if program == "bind" and any(
+        w not in ("-p", "-P", "-v", "-V", "-s", "-S", "-l") for w in words
+    ):
+        return "bind makes keys run commands"
     if program == "trap" and any(w.upper() in ("DEBUG", "RETURN", "ERR") for w in words):
         return "a DEBUG, RETURN or ERR trap runs around later commands"
     return None
