@@ -30,7 +30,7 @@ command = [
 [[rules]]
 decision = "allow"
 tool = "bash"
-command = ["sort *", "export *", "read *"]
+command = ["sort *", "export *", "read *", "env *", "time *", "sudo *"]
 env = ["LANG", "LC_*"]
 """
 
@@ -122,6 +122,9 @@ ENVIRONMENT = [
     "read GIT_PAGER <<< 'touch pwned'; git log -1",
     "printf -v GIT_PAGER 'touch pwned'",
     "env GIT_PAGER='touch pwned' git log -1",
+    "env -u HOME GIT_PAGER='touch pwned' git log -1",
+    "time GIT_PAGER='touch pwned' git log -1",
+    "sudo -u root GIT_PAGER='touch pwned' git log -1",
     "GIT_CONFIG_PARAMETERS=\"'core.pager=touch pwned'\" git log -1",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=x git status",
     "GIT_CONFIG_GLOBAL=src/cfg git status",
@@ -158,6 +161,8 @@ ALLOWED = [
     "LC_ALL=C LANG=C sort -u a",
     "export LANG=C",
     "read LC_ALL <<< C",
+    "env LANG=C sort a",
+    "time LANG=C sort a",
     "x=$(git status); echo $x",
     "for f in src tests; do ls $f; done",
     "read -r line <<< hi; echo $line",

@@ -551,6 +551,9 @@ _SETTERS = frozenset(
     }
 )
 _DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+# Commands that give NAME=value words to the command they run as its environment (for
+# sudo and time, every such word counts: more rather than fewer).
+_RUNS_WITH_ASSIGNMENTS = frozenset({"env", "sudo", "time"})
 
 
 def _set_names(argv: Sequence[str]) -> list[str]:
@@ -561,15 +564,19 @@ def _set_names(argv: Sequence[str]) -> list[str]:
         return [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
     if program == "getopts":
         return words[1:2]
-    if program == "env":  # env NAME=value ... command
+    if program in _RUNS_WITH_ASSIGNMENTS:  # env NAME=value ... command, and the like
         names = []
+        skip = False
         for word in words:
             head, eq, _ = word.partition("=")
-            if not eq:
-                if word.startswith("-"):
-                    continue
-                break
-            names.append(head)
+            if skip:
+                skip = False
+            elif eq and _NAME.fullmatch(head):
+                names.append(head)
+            elif program == "env" and word in ("-u", "-C", "-S"):
+                skip = True  # an option's argument follows
+            elif program == "env" and not word.startswith("-"):
+                break  # the command; its own NAME=value words are its business
         return names
     names = []
     for word in words:
@@ -585,7 +592,7 @@ def _check_setter(argv: Sequence[str], text: str) -> list[str]:
     program = argv[0]
     if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
         raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
-    if program == "env":
+    if program in _RUNS_WITH_ASSIGNMENTS:
         names = _set_names(argv)
         for name in names:
             _refuse_shell_var(name, text)
