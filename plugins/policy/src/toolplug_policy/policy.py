@@ -92,10 +92,10 @@ class Policy:
     default: Decision = "ask"
     #: Where the audit log is appended, if anywhere.
     audit_log: Path | None = None
-    #: How long a command may be, and how long reading it may take.
-    limits: Limits = field(default_factory=Limits)
     #: The file it was read from, for messages.
     file: str = "<policy>"
+    #: How long a command may be, and how long reading it may take.
+    limits: Limits = field(default_factory=Limits)
     #: The rules that apply to each tool seen so far, by its names (the ``tool`` key).
     _by_tool: dict[tuple[str, ...], tuple[Rule, ...]] = field(default_factory=dict, repr=False)
 
