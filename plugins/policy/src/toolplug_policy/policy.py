@@ -11,6 +11,14 @@ The evaluation, for one call of one tool:
    over allow), else the default. The call gets the strongest decision of its commands.
 3. Otherwise the call gets the strongest decision of the rules kept, else the default.
 
+An allow rule matches a command only when its ``env`` names every variable the
+command sets in the environment (``GIT_PAGER=x git log``: ``Command.env``); a command
+with no words that sets such variables (``LANG=C`` on its own) is matched by an allow
+rule whose ``env`` names them all. A command that changes what later commands do (a
+function definition, ``alias``, a line of assignments only: ``Command.note``) is
+allowed only by an allow pattern that writes its program out, and never by an
+``allow`` default, which becomes ``ask`` for it.
+
 A command that writes a file through a redirection (``> out``, ``>> log``, ``&> f``;
 not ``2>&1`` or ``> /dev/null``) is never allowed by a command rule, whose patterns
 see only the command's words: it takes the whole-call rules, else the default.
@@ -30,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from toolplug_policy.rules import SEVERITY, CallFacts, Decision, Rule
-from toolplug_policy.shell import Command, Redirect, ShellParseError, command_matches
+from toolplug_policy.shell import (
+    Command,
+    Limits,
+    Redirect,
+    ShellParseError,
+    command_matches,
+    names_program,
+)
 
 #: Pattern against command, cached: an agent repeats its commands, and a pattern is
 #: split into words (shlex, the slow part) on each match otherwise.
@@ -55,6 +70,9 @@ class Verdict:
     writes: tuple[str, ...] = ()
     #: The other command parts that are not allowed (for a refusal to list them all).
     others: tuple[str, ...] = ()
+    #: Why the refused part changes what later commands do (an alias, a function
+    #: definition, a line that only sets variables), when the default decided on it.
+    caution: str | None = None
 
     @property
     def rule(self) -> Rule | None:
@@ -76,6 +94,8 @@ class Policy:
     audit_log: Path | None = None
     #: The file it was read from, for messages.
     file: str = "<policy>"
+    #: How long a command may be, and how long reading it may take.
+    limits: Limits = field(default_factory=Limits)
     #: The rules that apply to each tool seen so far, by its names (the ``tool`` key).
     _by_tool: dict[tuple[str, ...], tuple[Rule, ...]] = field(default_factory=dict, repr=False)
 
@@ -99,7 +119,7 @@ class Policy:
         candidates = self.rules_for(names)
         if not candidates:
             return Verdict(self.default)
-        facts = CallFacts(action, workspace)
+        facts = CallFacts(action, workspace, self.limits)
         whole: dict[str, Rule] = {}  # the first matching whole-call rule of each decision
         by_command: list[Rule] = []
         for rule in candidates:
@@ -143,10 +163,15 @@ class Policy:
                     break  # sorted: nothing stronger is left
                 if writes and candidate.decision == "allow":
                     break  # its patterns cannot see what the redirections write
-                if any(_matches(p, command) for p in candidate.commands or ()):
+                if _part_matches(candidate, command):
                     rule = candidate
                     break
             decision = rule.decision if rule is not None else self.default
+            caution = command.note if rule is None else None
+            if caution is not None and decision == "allow":
+                decision = "ask"  # it changes what later commands do: never allowed by default
+            if decision != "allow" and command.env and (rule is None or rule.commands is None):
+                caution = _unnamed_variables(command, by_command) or caution
             if decision != "allow":
                 unallowed.append(command.text)
             if rule is not None and rule not in used:
@@ -154,7 +179,9 @@ class Policy:
             if worst is None or _stronger(decision, rule, worst):
                 if rule is not None and rule.commands is not None:
                     writes = ()  # a command rule decided: the writes made no difference
-                worst = Verdict(decision, (rule,) if rule else (), command.text, writes=writes)
+                worst = Verdict(
+                    decision, (rule,) if rule else (), command.text, writes=writes, caution=caution
+                )
         assert worst is not None
         if worst.decision == "allow":
             ordered = tuple(sorted(used, key=lambda r: r.number))
@@ -186,6 +213,38 @@ class Policy:
                 parts.append("tools " + ", ".join(f"`{t}`" for t in rule.tools))
             out.append("; ".join(parts) if parts else "any call")
         return out
+
+
+def _part_matches(rule: Rule, command: Command) -> bool:
+    """Whether a command rule matches one part. An allow rule must also name every
+    variable the part sets in the environment (its ``env`` key); a part with no words
+    that sets some (``GIT_PAGER=cat`` on its own) is allowed by an allow rule naming
+    them all, whatever its patterns; a part that changes what later commands do (an
+    ``alias``, ``enable``...) only by a pattern that names its program word for word."""
+    allow = rule.decision == "allow"
+    if allow and not rule.allows_env(command.env):
+        return False
+    if not command.argv:
+        return allow and bool(command.env)
+    patterns = rule.commands or ()
+    if allow and command.note is not None:
+        return any(_matches(p, command) and names_program(p, command) for p in patterns)
+    return any(_matches(p, command) for p in patterns)
+
+
+def _unnamed_variables(command: Command, by_command: list[Rule]) -> str | None:
+    """Why an allow rule whose patterns match the command did not allow it: the
+    variables it sets that the rule's ``env`` does not name."""
+    for rule in by_command:
+        if rule.decision != "allow" or not command.argv:
+            continue
+        if any(_matches(p, command) for p in rule.commands or ()):
+            missing = [name for name in command.env if not rule.allows_env((name,))]
+            return (
+                f"{rule.label()} allows its words but not the variables it sets "
+                f"({', '.join(missing)}): an allow rule names those it allows in its env key"
+            )
+    return None
 
 
 def _stronger(decision: Decision, rule: Rule | None, than: Verdict) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolplug_policy.paths import PathPatterns, ResolvedPath, resolve, workspace_of
-from toolplug_policy.shell import Command, ShellParseError, parse_commands
+from toolplug_policy.shell import Command, Limits, ShellParseError, ShellTimeout, parse_commands
 
 Decision = Literal["allow", "ask", "deny"]
 
@@ -126,6 +126,9 @@ class Rule:
     tools: tuple[str, ...] = ("*",)
     #: Command patterns (`toolplug_policy.shell.command_matches`), or ``None``.
     commands: tuple[str, ...] | None = None
+    #: fnmatch patterns of the variables an allow rule's commands may set in the
+    #: environment (``LANG=C sort``, ``export LANG=C``); ``None``: none.
+    env: tuple[str, ...] | None = None
     paths: PathPatterns | None = None
     arguments: tuple[ArgumentMatch, ...] = ()
     #: Lower-case levels, or ``None``.
@@ -135,12 +138,22 @@ class Rule:
     #: The file and the line of its ``[[rules]]`` header, for messages.
     file: str = "<policy>"
     line: int | None = None
-    #: The tool-name patterns compiled once.
+    #: The tool-name and variable-name patterns compiled once.
     _tool_regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _env_regex: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         joined = "|".join(fnmatch.translate(p) for p in self.tools)
         object.__setattr__(self, "_tool_regex", re.compile(joined))
+        env = "|".join(fnmatch.translate(p) for p in self.env) if self.env else None
+        object.__setattr__(self, "_env_regex", re.compile(env) if env else None)
+
+    def allows_env(self, names: Sequence[str]) -> bool:
+        """Whether the ``env`` key names every one of these variables (none: yes)."""
+        if not names:
+            return True
+        regex = self._env_regex
+        return regex is not None and all(regex.match(name) for name in names)
 
     def applies_to(self, names: Sequence[str]) -> bool:
         """Whether the ``tool`` key matches one of the tool's names (:func:`tool_names`)."""
@@ -193,13 +206,14 @@ def tool_names(tool: Any) -> tuple[str, ...]:
 class CallFacts:
     """What rules look at in one call, each worked out once and only when a rule asks."""
 
-    __slots__ = ("_arguments", "_commands", "_path", "action", "workspace")
+    __slots__ = ("_arguments", "_commands", "_path", "action", "limits", "workspace")
 
     _UNSET: Any = object()
 
-    def __init__(self, action: Any, workspace: Path | None) -> None:
+    def __init__(self, action: Any, workspace: Path | None, limits: Limits | None = None) -> None:
         self.action = action
         self.workspace = workspace
+        self.limits = limits
         self._arguments: Any = self._UNSET
         self._path: Any = self._UNSET
         self._commands: Any = self._UNSET
@@ -241,27 +255,33 @@ class CallFacts:
         not be read, or ``None`` when the action has no ``command`` text."""
         if self._commands is self._UNSET:
             text = _plain(getattr(self.action, "command", None))
-            self._commands = parsed(text) if isinstance(text, str) else None
+            self._commands = parsed(text, self.limits) if isinstance(text, str) else None
         result: list[Command] | ShellParseError | None = self._commands
         return result
 
 
 @functools.lru_cache(maxsize=512)
-def _parse_cached(script: str) -> tuple[Command, ...] | ShellParseError:
+def _parse_cached(script: str, limits: Limits) -> tuple[Command, ...] | ShellParseError:
     try:
-        return tuple(parse_commands(script))
+        return tuple(parse_commands(script, limits))
+    except ShellTimeout:
+        raise  # not cached: another time the machine may be less busy
     except ShellParseError as exc:
         return exc
     except (RecursionError, ValueError) as exc:  # never "allowed" for want of a parse
         return ShellParseError(f"the command could not be parsed ({type(exc).__name__})")
 
 
-def parsed(script: str) -> list[Command] | ShellParseError:
+def parsed(script: str, limits: Limits | None = None) -> list[Command] | ShellParseError:
     """The commands of a script (cached: an agent repeats its commands), or the reason
-    it could not be read."""
-    if len(script) > 16_384:  # not worth keeping in the cache
-        return _unwrap(_parse_cached.__wrapped__(script))
-    return _unwrap(_parse_cached(script))
+    it could not be read (too long, too slow to read, or unreadable)."""
+    limits = limits or Limits()
+    try:
+        if len(script) > min(16_384, limits.command_chars):  # not worth keeping in the cache
+            return _unwrap(_parse_cached.__wrapped__(script, limits))
+        return _unwrap(_parse_cached(script, limits))
+    except ShellTimeout as exc:
+        return exc
 
 
 def _unwrap(result: tuple[Command, ...] | ShellParseError) -> list[Command] | ShellParseError:

@@ -28,8 +28,28 @@ from its arguments is one command: ``xargs rm``, ``find . -exec rm {} +``, ``sud
 ``command ...``, ``nice ...``, ``ssh host ...``, ``python -c ...``: the nested command's
 words are the outer command's words, so a rule must allow the whole line
 (``find . -name *.pyc -delete``, ``xargs *``). A script run by name (``./x.sh``,
-``bash x.sh``, ``source x.sh``) is not read. Assignments in front of a command
-(``X=1 cmd``) are left out of its words but are in its ``text``.
+``bash x.sh``, ``source x.sh``) is not read. The value given to a variable is not read
+as a command.
+
+Variables
+---------
+Assignments in front of a command (``X=1 cmd``) are left out of its words but are in
+its ``text``, and their names in its ``env``, which a rule must allow. So are the
+variables a builtin sets that programs may read from the environment
+(:func:`is_environment_name`: ``export X``, ``declare -x``, ``read X``, ``printf -v X``,
+``getopts o X``, ``env X=1 cmd``). A statement that sets such variables on its own
+(``X=1``, ``X=(a b)``, ``for X in ...``) is a command with no words and the names in its
+``env``; one that sets only the shell's own variables (``x=$(pwd)``) is nothing, unless
+the script runs no command at all: then the script is one command with no words.
+
+What changes later commands
+---------------------------
+A function definition is a command with no words (its body's commands come after it);
+``alias NAME=...``, ``enable``, ``shopt -s``/``-u``, ``set -k`` (and other options that
+change how commands are read: ``-o history``, ``-o emacs``...), ``history -s``,
+``bind`` and ``DEBUG``/``RETURN``/``ERR`` traps are commands as usual. Each of these
+has a ``note`` saying what it changes, and so has a statement that sets variables: the
+policy never lets such a command through for want of a rule.
 
 What is refused
 ---------------
@@ -37,17 +57,20 @@ What is refused
 syntax error and for what cannot be known before the script runs:
 
 * a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
-  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let`` and ``coproc``;
+  brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let``, ``fc`` and ``coproc``;
   ``bash -c`` or ``trap`` with a script that is not a constant;
 * arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
   variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
   ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
   named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
   prompt expansions (``${!x}``, ``${x@P}``);
-* setting variables that change what any command runs (``PATH``, ``LD_PRELOAD``,
-  ``BASH_ENV``, ``IFS`` and the like), by assignment, ``export``, ``read``,
-  ``printf -v`` or ``mapfile``; ``hash -p``; namerefs and integer variables
-  (``declare -n``, ``declare -i``), whose later assignments are not what they seem;
+* setting a variable bash reads to decide what runs, or when (``PATH``, the prompts
+  ``PS0``-``PS4``, ``PROMPT_COMMAND``, ``BASH_CMDS``, ``BASH_ALIASES``, ``BASH_ENV``,
+  ``ENV``, ``IFS``, ``HOME``, ``HISTFILE``, ``LD_*`` and the like), in any form: an
+  assignment (with a subscript, ``+=`` or an array too), ``export``/``declare``/``local``,
+  ``read``, ``printf -v``, ``mapfile``, ``getopts``, ``for``/``select``, ``env X=...``,
+  ``${X:=...}``; ``hash -p``; namerefs and integer variables (``declare -n``,
+  ``declare -i``), whose later assignments are not what they seem;
 * what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
   unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
   word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
@@ -55,12 +78,16 @@ syntax error and for what cannot be known before the script runs:
   one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
 * text bash would not receive as written (NUL characters, lone surrogates); characters
   above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
-  nested so deeply that describing its commands would take too much memory.
+  nested so deeply that describing its commands would take too much memory;
+* a script longer than :class:`Limits` ``command_chars`` (before it is parsed), and one
+  whose reading takes longer than ``parse_seconds`` (:class:`ShellTimeout`). The parse
+  runs with a progress callback, so it gives the interpreter lock back to other threads
+  every few dozen microseconds instead of holding it for the whole parse.
 
-Builtins that change how later commands behave (``alias``, ``cd``, ``set``, ``shopt``,
-``enable``, ``ulimit``, ``source``, ``exec``...) are plain commands here: a rule that
-allows one allows its effect on the commands after it, in this call and, in a
-persistent bash session, in later ones. A shell reading its script from standard input
+Other builtins that change how later commands behave (``cd``, ``set -e``, ``ulimit``,
+``source``, ``exec``...) are plain commands here: a rule that allows one allows its
+effect on the commands after it, in this call and, in a persistent bash session, in
+later ones. A shell reading its script from standard input
 (``curl x | sh``, ``bash <<EOF``) runs what it reads, so a rule allowing ``sh`` or
 ``bash`` with no arguments allows anything.
 
@@ -75,9 +102,12 @@ Pattern syntax
 A pattern is split into words as a shell would (:func:`shlex.split`) and matched word by
 word against the command's words:
 
-* a word matches exactly, or with :mod:`fnmatch` wildcards inside that one word:
-  ``git log --format=*`` matches ``git log --format=%H``; ``*/curl *`` matches
-  ``/usr/bin/curl x`` (a pattern ``curl`` matches only the word ``curl``);
+* a word matches exactly, or with wildcards inside that one word, read as path globs
+  are: ``*``, ``?`` and ``[...]`` stay within one ``/``-separated segment and never
+  match a ``..`` segment, ``**`` matches across segments. ``git log --format=*``
+  matches ``git log --format=%H``; ``cat src/*`` matches ``cat src/a.py``, not
+  ``cat src/../.env``; ``**/curl *`` matches ``/usr/bin/curl x`` (a pattern ``curl``
+  matches only the word ``curl``);
 * a final word ``*`` matches any remaining words, zero or more: ``git *`` matches ``git``
   and ``git push -f``; ``ls *`` matches ``ls`` and ``ls -la src``;
 * the prefix form ``npm run test:*`` (Claude Code's) means the command starts with the
@@ -108,16 +138,27 @@ Examples::
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import itertools
 import re
 import shlex
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Command", "Redirect", "ShellParseError", "command_matches", "parse_commands"]
+__all__ = [
+    "Command",
+    "Limits",
+    "Redirect",
+    "ShellParseError",
+    "ShellTimeout",
+    "command_matches",
+    "is_environment_name",
+    "names_program",
+    "parse_commands",
+]
 
 
 @dataclass(frozen=True)
@@ -138,10 +179,35 @@ class Command:
     argv: tuple[str, ...]  #: its words, assignments in front of it (``X=1``) left out
     redirects: tuple[Redirect, ...]  #: its redirections, and those of groups around it
     text: str  #: the command's source text, for messages
+    #: The variables it sets that programs may read from the environment: those in front
+    #: of it (``GIT_PAGER=x git log``: all of them), those ``export``, ``declare``,
+    #: ``read``, ``env`` ... set, and for a statement that only sets variables
+    #: (``GIT_PAGER=x`` on its own, ``for HOME in ...``), which then has no words, the
+    #: names it sets (see :func:`is_environment_name`).
+    env: tuple[str, ...] = ()
+    #: Why this part changes what later commands do, when it does (an ``alias``, a
+    #: function definition, a line that only sets variables): such a part is never
+    #: allowed for want of a rule.
+    note: str | None = None
 
 
 class ShellParseError(ValueError):
     """The script could not be understood for sure; the message says why."""
+
+
+class ShellTimeout(ShellParseError):
+    """Reading the command took longer than the limit (never cached: the machine may
+    only have been busy)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much the policy reads of one command before it refuses it: a command longer
+    than ``command_chars`` is refused before it is parsed, and one whose reading takes
+    longer than ``parse_seconds`` is refused when the time is up."""
+
+    command_chars: int = 65_536
+    parse_seconds: float = 1.0
 
 
 # --- the parser: one Language per process, one Parser per thread ------------------------
@@ -189,18 +255,47 @@ _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
 _TRAILING_TEST_OPERATOR = re.compile(rb"(?<=[ \t])(?:==|=~)(?=[ \t]*(?:$|[;|&)#]))")
 
 
-def _reparsed_without_test_operators(src: bytes) -> Any | None:
+def _reparsed_without_test_operators(src: bytes, deadline: float | None) -> Any | None:
     """The tree of ``src`` with each such word read as a plain word, or ``None`` when
     that does not make it parse. The stand-in has the same length, so every node's
     byte range still points at the original text in ``src``."""
     masked = _TRAILING_TEST_OPERATOR.sub(b"__", src)
     if masked == src:
         return None
-    root = _parser().parse(masked).root_node
+    root = _parse_bytes(masked, deadline).root_node
     return None if root.has_error else root
 
 
-def _parse_tree(script: str) -> tuple[Any, bytes]:
+_CHUNK = 1 << 16
+
+
+def _parse_bytes(src: bytes, deadline: float | None) -> Any:
+    """The tree of ``src``, read with a progress callback when there is a deadline: the
+    parser holds the interpreter's lock while it works, so it hands back control every
+    few dozen microseconds, which lets other threads run and stops it when time is up."""
+    parser = _parser()
+    if deadline is None:
+        return parser.parse(src)
+
+    def read(offset: int, _point: Any) -> bytes:
+        end = offset + _CHUNK
+        while end < len(src) and 0x80 <= src[end] < 0xC0:
+            end -= 1  # end the chunk between two characters
+        return src[offset:end]
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=progress)
+    except ValueError:  # the callback said stop: the parser keeps the half-done parse
+        parser.reset()
+        if time.monotonic() > deadline:
+            raise ShellTimeout("reading the command took too long") from None
+        raise
+
+
+def _parse_tree(script: str, deadline: float | None = None) -> tuple[Any, bytes]:
     """Parse ``script``; its root node and the bytes the nodes point into."""
     if "\x00" in script:
         raise ShellParseError("the command contains a NUL character, which bash cannot run")
@@ -226,9 +321,9 @@ def _parse_tree(script: str) -> tuple[Any, bytes]:
         src = script.encode("utf-8", errors="surrogateescape")
     except UnicodeEncodeError as exc:
         raise ShellParseError(f"the command is not valid text: {exc.reason}") from None
-    root = _parser().parse(src).root_node
+    root = _parse_bytes(src, deadline).root_node
     if root.has_error:
-        root = _reparsed_without_test_operators(src) or root
+        root = _reparsed_without_test_operators(src, deadline) or root
     if root.has_error:
         raise ShellParseError(_syntax_error(root, src))
     for blank in _ESCAPED_BLANK.finditer(src):
@@ -352,6 +447,7 @@ _REFUSED_NAMES = {
     "eval": "eval runs a string built at run time",
     "let": "let evaluates arithmetic, which can run commands hidden in a variable",
     "coproc": "coproc is not supported",
+    "fc": "fc runs commands from the history, rewritten",
 }
 # Bash reserved words never name a command; seeing one as a name means a misparse.
 _RESERVED = frozenset(
@@ -360,23 +456,51 @@ _RESERVED = frozenset(
         *("if", "while", "until", "for", "case", "select", "function"),
     }
 )
-# Variables that change which program a name runs or inject code into every program.
-_SENSITIVE_VARS = frozenset(
-    {
-        "PATH",
-        "BASH_ENV",
-        "ENV",
-        "IFS",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "PS4",
-        "PROMPT_COMMAND",
-        "GLOBIGNORE",
-        "BASH_LOADABLES_PATH",
-        "EXECIGNORE",
-    }
-)
-_SENSITIVE_PREFIXES = ("LD_", "BASH_FUNC_", "DYLD_")
+# Variables bash itself reads to decide what runs, or when, or where its output goes:
+# setting one, in any form, makes later commands something other than what they say.
+_SHELL_VARS: dict[str, str] = {
+    **dict.fromkeys(("PATH", "EXECIGNORE", "BASH_CMDS", "BASH_ALIASES"), "what a name runs"),
+    **dict.fromkeys(("BASH_ENV", "ENV", "BASH_LOADABLES_PATH"), "which files bash runs"),
+    **dict.fromkeys(("PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND"), "runs at a prompt"),
+    **dict.fromkeys(("IFS", "GLOBIGNORE"), "how words are split and globs expand"),
+    **dict.fromkeys(("HOME", "CDPATH"), "where ~ and cd lead, and where programs read settings"),
+    **dict.fromkeys(("SHELLOPTS", "BASHOPTS", "BASH_COMPAT", "POSIXLY_CORRECT"), "options"),
+    **dict.fromkeys(("HISTFILE", "HISTFILESIZE", "BASH_XTRACEFD"), "which files bash writes"),
+    **dict.fromkeys(("MAIL", "MAILPATH", "MAILCHECK", "TMOUT", "INPUTRC"), "runs later"),
+}
+_SHELL_VAR_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_")
+# Lower-case names are the shell's own by convention (POSIX leaves them to
+# applications); these are the ones programs read from the environment anyway.
+_LOWER_ENV = re.compile(r"[a-z_]*_proxy|npm_config_\w*|yarn_\w*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _shell_var(name: str) -> str | None:
+    """Why setting ``name`` changes what bash runs, or ``None`` for any other name."""
+    if name in _SHELL_VARS:
+        return _SHELL_VARS[name]
+    if name.startswith(_SHELL_VAR_PREFIXES):
+        return "what every program loads"
+    return None
+
+
+def _refuse_shell_var(name: str, text: str) -> None:
+    why = _shell_var(name)
+    if why is not None:
+        raise ShellParseError(
+            f"setting {name} changes what bash does later ({why}), so what runs is not "
+            f"what the command says; cannot check {text!r}"
+        )
+
+
+def is_environment_name(name: str) -> bool:
+    """Whether a variable of this name may be in the environment programs read: a name
+    with no lower-case letter (the environment's convention), or a proxy or npm setting.
+    Setting one in the shell changes the environment of later commands when it is
+    already exported, which cannot be known from the text."""
+    return not any(c.islower() for c in name) or _LOWER_ENV.fullmatch(name) is not None
+
+
 _ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _VARIABLE_NODES = frozenset(
     {"variable_name", "word", "simple_expansion", "expansion", "subscript", "string"}
@@ -404,34 +528,77 @@ def _refuse_arithmetic(node: Any, src: bytes) -> None:
         stack.extend(part.named_children)
 
 
-def _check_assignment(node: Any, src: bytes) -> None:
+def _assigned_name(node: Any, src: bytes) -> str:
+    """The variable a ``variable_assignment`` sets (``X`` in ``X=1``, ``X[i]=1``, ``X+=1``),
+    checked: a name bash reads to decide what runs is refused."""
     name = node.child_by_field_name("name")
-    if name is None or name.type != "variable_name":
-        return  # a subscript, checked on its own
-    var = _text(name, src)
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
+    if name is not None and name.type == "subscript":
+        name = name.child_by_field_name("name")
+    var = _text(name, src) if name is not None else ""
+    if name is None or name.type != "variable_name" or not _NAME.fullmatch(var):
         # the grammar reads '1=' as an assignment; bash runs it as a command
         raise ShellParseError(f"cannot read {_text(node, src)[:60]!r}: not a variable name")
-    if var in _SENSITIVE_VARS or var.startswith(_SENSITIVE_PREFIXES):
-        raise ShellParseError(
-            f"setting {var} changes what commands run; cannot check {_text(node, src)[:60]!r}"
-        )
+    _refuse_shell_var(var, _text(node, src)[:60])
+    return var
 
 
 # Builtins that set variables named in their arguments (read PATH, printf -v PATH ...);
 # 'unset' is checked with them for the array indexes it evaluates.
 _SETTERS = frozenset(
-    {"read", "printf", "mapfile", "readarray", "declare", "typeset", "local", "export", "readonly"}
+    {
+        *("read", "printf", "mapfile", "readarray", "getopts"),
+        *("declare", "typeset", "local", "export", "readonly"),
+    }
 )
+_DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+# Commands that give NAME=value words to the command they run as its environment (for
+# sudo and time, every such word counts: more rather than fewer).
+_RUNS_WITH_ASSIGNMENTS = frozenset({"env", "sudo", "time"})
 
 
-def _check_setter(argv: Sequence[str], text: str) -> None:
-    """Refuse a builtin that sets a sensitive variable, a nameref or an integer variable."""
+def _set_names(argv: Sequence[str]) -> list[str]:
+    """The variables a builtin may set, from its words (more rather than fewer: every
+    word that reads as a name, or as ``NAME=...``)."""
+    program, words = argv[0], list(argv[1:])
+    if program == "printf":
+        return [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    if program == "getopts":
+        return words[1:2]
+    if program in _RUNS_WITH_ASSIGNMENTS:  # env NAME=value ... command, and the like
+        names = []
+        skip = False
+        for word in words:
+            head, eq, _ = word.partition("=")
+            if skip:
+                skip = False
+            elif eq and _NAME.fullmatch(head):
+                names.append(head)
+            elif program == "env" and word in ("-u", "-C", "-S"):
+                skip = True  # an option's argument follows
+            elif program == "env" and not word.startswith("-"):
+                break  # the command; its own NAME=value words are its business
+        return names
+    names = []
+    for word in words:
+        head = re.split(r"[=+\[]", word, maxsplit=1)[0]
+        if _NAME.fullmatch(head) and (program in _DECLARERS or "=" not in word):
+            names.append(head)
+    return names
+
+
+def _check_setter(argv: Sequence[str], text: str) -> list[str]:
+    """Refuse a builtin that sets a variable bash reads to decide what runs, a nameref or
+    an integer variable; the names of the variables it sets (see `Command.env`)."""
     program = argv[0]
     if program == "hash" and any(w.startswith("-") and "p" in w for w in argv[1:]):
         raise ShellParseError(f"hash -p changes what a command name runs; cannot check {text!r}")
+    if program in _RUNS_WITH_ASSIGNMENTS:
+        names = _set_names(argv)
+        for name in names:
+            _refuse_shell_var(name, text)
+        return names
     if program not in _SETTERS and program != "unset":
-        return
+        return []
     words = argv[1:]
     if program == "printf":  # only 'printf -v NAME' sets a variable
         words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
@@ -449,11 +616,14 @@ def _check_setter(argv: Sequence[str], text: str) -> None:
                 f"{program} {word} makes later assignments references or arithmetic; "
                 f"cannot check {text!r}"
             )
-        for part in word.split("="):
-            if part in _SENSITIVE_VARS or part.startswith(_SENSITIVE_PREFIXES):
-                raise ShellParseError(
-                    f"setting {part} changes what commands run; cannot check {text!r}"
-                )
+        _refuse_shell_var(re.split(r"[=+\[]", word, maxsplit=1)[0], text)
+    if program == "unset":
+        return []
+    names = _set_names(argv)
+    exported = program == "export" or any(
+        re.fullmatch(r"-[a-zA-Z]*x[a-zA-Z]*", w) for w in argv[1:]
+    )
+    return [n for n in names if exported or is_environment_name(n)]
 
 
 def _check_test_words(argv: Sequence[str], text: str) -> None:
@@ -485,6 +655,17 @@ def _check_expansion(node: Any, src: bytes) -> None:
     text = _text(node, src)
     for i, child in enumerate(children):
         kind = child.type
+        if kind in ("=", ":=") and i == 2:  # ${X:=value} sets X when it is empty
+            target = children[1]
+            if target.type == "subscript":
+                target = target.child_by_field_name("name") or target
+            name = _text(target, src)
+            _refuse_shell_var(name, text)
+            if is_environment_name(name):
+                raise ShellParseError(
+                    f"{text!r} sets {name}, which programs may read from the environment; "
+                    f"cannot check it (set it with {name}=... where a rule can see it)"
+                )
         if kind == "!" and i == 1 and not re.search(r"(\*|@|\[[@*]\])\}$", text):
             raise ShellParseError(f"indirect expansion {text!r} cannot be checked")
         if kind == "@" and i + 1 < len(children) and children[i + 1].type == "P":
@@ -578,9 +759,7 @@ def _check_part(node: Any, src: bytes) -> None:
     kind = node.type
     if kind in _TEXT_NODES:
         _check_unparsed(node, src)
-    if kind == "variable_assignment":
-        _check_assignment(node, src)
-    elif kind == "subscript":
+    if kind == "subscript":
         _check_subscript(node, src)
     elif kind == "expansion":
         _check_expansion(node, src)
@@ -605,14 +784,69 @@ def _first_type(node: Any) -> str | None:
     return str(node.children[0].type) if node.child_count else None
 
 
+def _unwrapped(argv: Sequence[str]) -> Sequence[str]:
+    """The builtin that ``builtin read X`` or ``command -p alias x=y`` runs."""
+    while len(argv) > 1 and argv[0] in ("builtin", "command"):
+        rest = list(argv[1:])
+        if argv[0] == "command":
+            if any(w in ("-v", "-V") for w in rest[:2]):
+                return argv  # a lookup, runs nothing
+            while rest and rest[0] == "-p":
+                rest.pop(0)
+        argv = rest or argv[:1]
+    return argv
+
+
+# set -o options that change how later commands are read or what runs around them
+_SET_OPTIONS = frozenset({"keyword", "history", "histexpand", "emacs", "vi", "functrace"})
+
+
+def _alters_shell(argv: Sequence[str]) -> str | None:
+    """Why a builtin changes what later commands run, or ``None``: an alias defined,
+    builtins enabled or loaded, options that change how commands are read, a trap run
+    around every command."""
+    program, words = argv[0], argv[1:]
+    if program == "alias" and any("=" in w for w in words):
+        return "alias changes what a command name runs"
+    if program == "enable" and any(w not in ("-p", "-a", "-s") for w in words):
+        return "enable turns builtins off (so a program of that name runs) or loads new ones"
+    if program == "shopt" and any(w.startswith("-") and ("s" in w or "u" in w) for w in words):
+        return "shopt changes how bash reads and runs later commands"
+    if program == "set" and any(
+        (w[:1] in "-+" and not w.startswith("--") and set(w[1:]) & set("kHT")) or w in _SET_OPTIONS
+        for w in words
+    ):
+        return (
+            "set -k, -H, -T or -o keyword, history, emacs, vi... change how bash reads and "
+            "runs later commands"
+        )
+    if program == "history" and any(w.startswith("-") and w not in ("-c",) for w in words):
+        return "history changes what a later !-expansion runs"
+    if program == "bind" and any(
+        w not in ("-p", "-P", "-v", "-V", "-s", "-S", "-l") for w in words
+    ):
+        return "bind makes keys run commands"
+    if program == "trap" and any(w.upper() in ("DEBUG", "RETURN", "ERR") for w in words):
+        return "a DEBUG, RETURN or ERR trap runs around later commands"
+    return None
+
+
+def _check_deadline(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise ShellTimeout("reading the command took too long")
+
+
 # --- the walk -------------------------------------------------------------------------
 
 
 class _Walker:
     """Iterative walk of one or more trees (nested ``bash -c`` scripts join the stack)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, deadline: float | None = None) -> None:
         self.commands: list[Command] = []
+        self.deadline = deadline
+        #: Whether some statement only set variables (``x=1``), for a line of nothing else.
+        self.assigns = False
         # Each nested command repeats its outer command's text: cap the total, so a
         # small script nested thousands deep cannot take gigabytes to describe.
         self.budget = 10 * size + 64_000_000
@@ -627,9 +861,16 @@ class _Walker:
 
     def run(self, root: Any, src: bytes) -> list[Command]:
         self.stack.append((root, src, ()))
+        visits = 0
         while self.stack:
             node, src, inherited = self.stack.pop()
             self.visit(node, src, inherited)
+            visits += 1
+            if self.deadline is not None and not visits % 256:
+                _check_deadline(self.deadline)
+        if not self.commands and self.assigns:
+            text = _text(root, src).strip()
+            self.add(Command((), (), text, note="it only sets variables, and runs no command"))
         return self.commands
 
     def add(self, command: Command) -> None:
@@ -657,9 +898,68 @@ class _Walker:
             self.push_children(node, src, ())  # their output is not the outer redirect's
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            self.assignments(node, src, inherited)
+        elif kind == "for_statement":
+            self.loop(node, src, inherited)
+        elif kind == "function_definition":
+            self.function(node, src, inherited)
         else:
             _check_part(node, src)
             self.push_children(node, src, inherited)
+
+    # -- statements that set variables or define functions
+
+    def push_values(self, assignment: Any, src: bytes) -> str:
+        """Walk what an assignment's value runs; the name it sets, checked."""
+        name = _assigned_name(assignment, src)
+        for child in reversed(assignment.named_children):
+            if child.type != "variable_name":
+                self.stack.append((child, src, ()))
+        return name
+
+    def push_parts(self, node: Any, src: bytes) -> None:
+        """Walk a command's parts, an assignment in it by its value (its name is the
+        command's business, not a statement's)."""
+        for child in reversed(node.named_children):
+            if child.type == "variable_assignment":
+                self.push_values(child, src)
+            else:
+                self.stack.append((child, src, ()))
+
+    def assignments(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        """``X=1`` (or ``A=1 B=2``) as a statement of its own: a part with no words when
+        it sets a variable programs may read from the environment."""
+        parts = [node] if node.type == "variable_assignment" else node.named_children
+        names = [self.push_values(part, src) for part in parts]
+        self.assigns = True
+        env = tuple(name for name in names if is_environment_name(name))
+        if env:
+            note = f"it sets {', '.join(env)}, which programs may read from the environment"
+            self.add(Command((), inherited, _text(node, src), env=env, note=note))
+
+    def loop(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        """``for``/``select NAME in ...``: the loop variable is set like ``NAME=...``."""
+        variable = node.child_by_field_name("variable")
+        if variable is not None:
+            name = _text(variable, src)
+            _refuse_shell_var(name, _text(node, src)[:60])
+            if is_environment_name(name):
+                body = node.child_by_field_name("body")
+                end = body.start_byte if body is not None else node.end_byte
+                head = src[node.start_byte : end].decode("utf-8", "surrogateescape")
+                note = f"it sets {name}, which programs may read from the environment"
+                self.add(Command((), inherited, head.strip(), env=(name,), note=note))
+        self.push_children(node, src, inherited)
+
+    def function(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
+        """``f() { ...; }``: a part of its own (a later ``f`` runs the body, and a name
+        such as ``git`` no longer runs git), and its body's commands."""
+        name = node.child_by_field_name("name")
+        called = _text(name, src) if name is not None else "?"
+        note = f"it defines the function {called}, which then runs instead of any {called}"
+        self.add(Command((), (), f"{called}() {{ ... }}", note=note))
+        self.push_children(node, src, inherited)
 
     # -- commands
 
@@ -676,6 +976,7 @@ class _Walker:
         name = node.child_by_field_name("name")
         redirects: list[Redirect] = []
         args: list[Any] = []
+        prefix: list[str] = []  # X=1 in 'X=1 cmd': in cmd's environment
         for i, child in enumerate(node.children):
             field = node.field_name_for_child(i)
             if field == "argument":
@@ -684,8 +985,11 @@ class _Walker:
                 more, words = self.redirect(child, src)
                 redirects.extend(more)
                 args.extend(words)
-        self.emit(name, [*args, *extra], node, src, (*redirects, *outer, *inherited))
-        self.push_children(node, src, ())
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                prefix.append(_assigned_name(child, src))
+        self.emit(name, [*args, *extra], node, src, (*redirects, *outer, *inherited), prefix)
+        self.push_parts(node, src)
 
     def emit(
         self,
@@ -694,6 +998,7 @@ class _Walker:
         node: Any,
         src: bytes,
         redirects: tuple[Redirect, ...],
+        prefix: Sequence[str] = (),
     ) -> None:
         if name is None:
             self.add(Command((), redirects, _text(node, src)))
@@ -724,13 +1029,16 @@ class _Walker:
             if arg.type == "$":  # $"..." comes out as a lone '$' then a string
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
-        _check_setter((base, *argv[1:]), _text(node, src)[:60])
+        builtin = _unwrapped((base, *argv[1:]))
+        sets = _check_setter(builtin, _text(node, src)[:60])
         if base in ("test", "["):
             _check_test_words(argv, _text(node, src)[:60])
-        self.add(Command(tuple(argv), redirects, _text(node, src)))
+        env = tuple(dict.fromkeys((*prefix, *sets)))
+        note = _alters_shell(builtin)
+        self.add(Command(tuple(argv), redirects, _text(node, src), env=env, note=note))
         script = self.nested_script(base, args, src)
         if script is not None:
-            root, nested_src = _parse_tree(script)
+            root, nested_src = _parse_tree(script, self.deadline)
             self.stack.append((root, nested_src, ()))
 
     def nested_script(self, base: str, args: Sequence[Any], src: bytes) -> str | None:
@@ -757,7 +1065,6 @@ class _Walker:
         argv = [node.children[0].type]
         for child in node.named_children:
             if child.type == "variable_assignment":
-                _check_assignment(child, src)
                 name = child.child_by_field_name("name")
                 value = child.child_by_field_name("value")
                 text = _text(name, src) + "="
@@ -767,9 +1074,9 @@ class _Walker:
                 argv.append(text)
             else:
                 argv.append(_word(child, src)[0])
-        _check_setter(argv, _text(node, src)[:60])
-        self.add(Command(tuple(argv), inherited, _text(node, src)))
-        self.push_children(node, src, ())
+        env = tuple(dict.fromkeys(_check_setter(argv, _text(node, src)[:60])))
+        self.add(Command(tuple(argv), inherited, _text(node, src), env=env))
+        self.push_parts(node, src)
 
     def test(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
         """``[[ ... ]]`` or ``[ ... ]`` as a command of its own words."""
@@ -958,7 +1265,7 @@ def _trap_action_index(words: Sequence[str | None]) -> int | None:
     return operands[0]
 
 
-def parse_commands(script: str) -> list[Command]:
+def parse_commands(script: str, limits: Limits | None = None) -> list[Command]:
     """Every simple command the script would run, in source order, including those inside
     $(...), backticks, <(...), subshells, pipelines, lists, if/while/for/case bodies,
     function bodies, and the script of `bash -c '...'` / `sh -c '...'` (parsed in turn).
@@ -969,12 +1276,28 @@ def parse_commands(script: str) -> list[Command]:
     keeps its source text.
 
     The module docstring lists what is looked into and what is refused. An empty script,
-    or one of only comments and assignments, runs no command: the list is empty.
+    or one of only comments, runs no command: the list is empty. One of only
+    assignments is one command with no words (see "Variables"). ``limits`` bounds the
+    script's length and the time spent reading it (the defaults of :class:`Limits`).
     """
     if not isinstance(script, str):
         raise ShellParseError(f"a command must be text, not {type(script).__name__}")
-    root, src = _parse_tree(script)
-    return _Walker(len(src)).run(root, src)
+    limits = limits or Limits()
+    if len(script) > limits.command_chars:
+        raise ShellParseError(
+            f"the command is {len(script):,} characters long, and the policy reads "
+            f"commands of up to {limits.command_chars:,} (its limits.command_chars); "
+            "send a shorter command, and write long text to a file with another tool"
+        )
+    deadline = time.monotonic() + limits.parse_seconds
+    try:
+        root, src = _parse_tree(script, deadline)
+        return _Walker(len(src), deadline).run(root, src)
+    except ShellTimeout:
+        raise ShellTimeout(
+            f"reading the command took more than {limits.parse_seconds:g} s (the policy's "
+            "limits.parse_seconds); send a shorter or simpler command"
+        ) from None
 
 
 # --- matching -------------------------------------------------------------------------
@@ -985,13 +1308,15 @@ _MAY_EXPAND = re.compile(r"[$`*?\[{]|^~")
 def command_matches(pattern: str, command: Command) -> bool:
     """Whether a rule's command pattern matches one command. Pattern syntax, to document
     in the module docstring with examples: words split like a shell would (shlex);
-    each word matches exactly, or with fnmatch wildcards (`*`, `?`, `[...]`) inside one
-    word; a final word `*` matches any remaining words (zero or more); Claude Code's
+    each word matches exactly, or with wildcards (`*`, `?`, `[...]`) inside one word
+    that stay within one path segment and never match `..` (`**` crosses segments);
+    a final word `*` matches any remaining words (zero or more); Claude Code's
     prefix form `npm run test:*` means the command starts with the words `npm run test`
     (any further words or a `:suffix` on the last word, e.g. `npm run test:unit`).
 
     A pattern that is empty or that shlex cannot split matches nothing, and so does a
-    command with no words (a bare redirection).
+    command with no words (a bare redirection, a statement that sets variables). The
+    command's ``env`` and ``note`` are the policy's business, not the pattern's.
     """
     try:
         words = shlex.split(pattern)
@@ -1024,9 +1349,71 @@ def _prefix_matches(words: Sequence[str], argv: Sequence[str]) -> bool:
     return all(_word_matches(p, w) for p, w in zip(words, argv))
 
 
+def names_program(pattern: str, command: Command) -> bool:
+    """Whether a pattern's first word is the command's program, written out (``alias *``
+    names ``alias``; ``*`` and ``al*`` do not): how a rule allows, on purpose, a part
+    that changes what later commands do."""
+    try:
+        words = shlex.split(pattern)
+    except ValueError:
+        return False
+    return bool(words and command.argv) and words[0] == command.argv[0]
+
+
 def _word_matches(pattern: str, word: str) -> bool:
     if pattern == word:
         return True
     if _MAY_EXPAND.search(word):
         return False  # may become other words at run time: only the same text matches
-    return fnmatch.fnmatchcase(word, pattern)
+    regex, crosses = _word_pattern(pattern)
+    if regex.fullmatch(word) is None:
+        return False
+    if crosses or not _PARENT.search(word):
+        return True
+    # a '..' segment of the word must be a '..' the pattern writes out
+    wanted = pattern.split("/")
+    return all(part != ".." or wanted[i] == ".." for i, part in enumerate(word.split("/")))
+
+
+_PARENT = re.compile(r"(?:^|/)\.\.(?:/|$)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_pattern(pattern: str) -> tuple[re.Pattern[str], bool]:
+    """One pattern word as a regex, as path globs read it: ``*``, ``?`` and ``[...]``
+    stay within one ``/``-separated segment, ``**`` matches across them (and ``..``).
+    Also whether the pattern has a ``**``."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            while i < len(pattern) and pattern[i] == "*":
+                i += 1
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            j = i + 1
+            j += pattern[j : j + 1] == "!"
+            j += pattern[j : j + 1] == "]"  # a ']' first is one of the class
+            end = pattern.find("]", j)
+            if end < 0:
+                out.append(re.escape(ch))
+            else:
+                inside = pattern[i + 1 : end].replace("\\", "\\\\")
+                if inside.startswith("!"):
+                    inside = "^" + inside[1:]
+                elif inside.startswith("^"):
+                    inside = "\\" + inside
+                out.append("(?!/)[" + inside + "]")
+                i = end + 1
+                continue
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL), "**" in pattern
