@@ -1,4 +1,4 @@
-"""The template's Jinja filters, and the one-line error for a bad answer.
+"""The template's Jinja filters, and the check of the answers.
 
 Cookiecutter loads this module because ``cookiecutter.json`` names its filters under
 ``_extensions``:
@@ -11,14 +11,19 @@ Cookiecutter loads this module because ``cookiecutter.json`` names its filters u
 - ``resolve_source``, ``kind_of_source`` and ``install_command`` turn the
   ``toolplug_source`` answer into the CI workflow's install step.
 - ``py_name`` makes a tool name a Python name.
+- ``checked_answers`` checks every answer (the last computed value renders it): a wrong
+  one stops the bake, before anything is written, with one ``ERROR:`` line per problem.
 """
 
 from __future__ import annotations
 
 import keyword
-import logging
+import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from cookiecutter.exceptions import FailedHookException
 from cookiecutter.utils import simple_filter
 
 # Escapes that mean the same in TOML basic strings and Python string literals.
@@ -111,21 +116,76 @@ def py_name(value: object) -> str:
     return f"{text}_" if keyword.iskeyword(text) else text
 
 
-# -- a bad answer is one line --------------------------------------------------------------
+# -- the answers, checked before anything is written ---------------------------------------
+
+# A tool name is the entry point, part of the package name and the name every provider
+# sees: lowercase ASCII identifiers fit all of them (OpenAI allows at most 64 characters).
+TOOL_NAME_RULE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+# PEP 508 distribution names.
+DISTRIBUTION_RULE = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+# Enough to catch a slip; the package index checks the rest when you publish.
+EMAIL_RULE = re.compile(r"[^@\s]+@[^@\s]+")
 
 
-class _HookFailureIsReported(logging.Filter):
-    """Drops cookiecutter's traceback for a failed pre-generation hook.
+class AnswerError(FailedHookException):
+    """One or more wrong answers: the message has one ``ERROR:`` line for each.
 
-    The hook (``hooks/pre_gen_project.py``) has already printed what is wrong and how
-    to fix it; cookiecutter would follow that with its own traceback of the hook's exit
-    status. Only that record is dropped: every other message of cookiecutter stays.
+    A :class:`~cookiecutter.exceptions.FailedHookException`, so that cookiecutter's
+    command line prints the message alone and exits 1 (as for a hook that fails, but
+    without its "Hook script failed" line), and a program that calls
+    ``cookiecutter()`` gets the exception it gets for a failing hook.
     """
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "pre_gen_project hook script didn't exit successfully" not in record.getMessage()
+
+def problems(answers: Mapping[str, Any]) -> list[str]:
+    """Every wrong answer, each as a sentence that says how to fix it."""
+    found = []
+    description = str(answers.get("description", ""))
+    if not description.strip() or "\n" in description:
+        found.append("description must be one non-empty line: what the tool does, for a model.")
+    kind = str(answers.get("kind", ""))
+    if kind not in ("function", "class"):
+        found.append(f"kind {kind!r} must be 'function' or 'class'.")
+    resolved = str(answers.get("__toolplug_source", ""))
+    if source_kind(resolved) == "invalid":
+        found.append(
+            f"toolplug_source {str(answers.get('toolplug_source', ''))!r} ({resolved}) is not "
+            "'index', a checkout of toolplug (a folder with core/pyproject.toml), a "
+            "wheelhouse (a folder with a toolplug-*.whl) or a URL (git+https://... or "
+            "https://...)."
+        )
+    email = str(answers.get("author_email", ""))
+    if not EMAIL_RULE.fullmatch(email):
+        found.append(f"author_email {email!r} is not an email address (name@example.com).")
+    tool_name = str(answers.get("tool_name", ""))
+    if not TOOL_NAME_RULE.fullmatch(tool_name):
+        found.append(
+            f"tool_name {tool_name!r} is not a valid identifier for a tool: use lowercase "
+            "letters, digits and underscores, start with a letter, at most 64 characters "
+            "(for example 'word_count')."
+        )
+        return found  # the names below derive from the tool name: report them once it is right
+    slug = str(answers.get("project_slug", ""))
+    if not DISTRIBUTION_RULE.fullmatch(slug):
+        found.append(
+            f"project_slug {slug!r} is not a valid distribution name "
+            "(letters, digits, '.', '_' and '-'; for example 'toolplug-word-count')."
+        )
+    package = str(answers.get("package_name", ""))
+    if not package.isidentifier() or keyword.iskeyword(package):
+        found.append(f"package_name {package!r} is not a valid Python package name.")
+    return found
 
 
-_hooks_logger = logging.getLogger("cookiecutter.hooks")
-if not any(isinstance(f, _HookFailureIsReported) for f in _hooks_logger.filters):
-    _hooks_logger.addFilter(_HookFailureIsReported())
+@simple_filter
+def checked_answers(answers: Mapping[str, Any]) -> str:
+    """``ok``, or :class:`AnswerError` naming every wrong answer.
+
+    ``cookiecutter.json``'s last computed value renders it with every answer so far:
+    cookiecutter renders the answers before it writes a file or runs a hook, so a wrong
+    answer stops the bake with nothing written and nothing else printed.
+    """
+    found = problems(answers)
+    if found:
+        raise AnswerError("\n".join(f"ERROR: {problem}" for problem in found))
+    return "ok"

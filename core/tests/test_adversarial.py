@@ -554,3 +554,65 @@ def test_typed_fields_with_lone_surrogates_come_back_valid_utf8() -> None:
     assert structured is not None and structured["said"] == "caf\\xe9 \\ud800"
     assert list(structured["names"].values()) == [["caf\\xe9 \\ud800"]]
     json.dumps(render(observation, "mcp"), ensure_ascii=False).encode("utf-8")  # strict
+
+
+def named_echo(name: str) -> Any:
+    """The echo tool under another name."""
+    echo = make_echo_tool()
+    return ToolDefinition(
+        name=name,
+        description=echo.description,
+        action_type=echo.action_type,
+        executor=echo.executor,
+    )
+
+
+def test_a_toolset_under_writers_and_readers_in_many_threads_stays_whole() -> None:
+    """Two threads add and update (with aliases) while three read every way a host
+    does: no read raises, and the toolset ends as the writers left it."""
+    import threading
+
+    toolset = Toolset([named_echo(f"base{i}") for i in range(20)])
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                for name, tool in toolset.items():
+                    assert tool.name == name
+                list(toolset.values())
+                toolset.find("also0")
+                toolset.aliases()
+                toolset.unknown_tool("nope")
+        except BaseException as exc:
+            errors.append(exc)
+
+    def churn() -> None:
+        for round_ in range(100):
+            gone = [f"base{i}" for i in range(10)] if round_ % 2 == 0 else []
+            back = [] if round_ % 2 == 0 else [named_echo(f"base{i}") for i in range(10)]
+            toolset.update(add=back, remove=gone)
+
+    def grow() -> None:
+        for i in range(100):
+            toolset.add(named_echo(f"grown{i}"), aliases=[f"also{i}"])
+
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    writers = [threading.Thread(target=churn), threading.Thread(target=grow)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for thread in [*readers, *writers]:
+            thread.start()
+        for thread in writers:
+            thread.join()
+    finally:
+        stop.set()
+        for thread in readers:
+            thread.join()
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert len(toolset) == 120
+    assert toolset.find("also99") is toolset["grown99"]
+    toolset.close()

@@ -28,6 +28,27 @@ def register_tools(register):
     register(pair)
 """
 
+# A tool whose observation carries a command's exit code, as a shell tool's does.
+STATUS = """
+from pydantic import Field
+from toolplug import Action, Observation, ToolDefinition, hookimpl
+
+class Run(Action):
+    code: int = Field(description="The exit code to report.")
+    error: bool = Field(default=False, description="Mark the observation an error.")
+
+class Ran(Observation):
+    exit_code: int | None = None
+
+def run(action):
+    return Ran.from_text(f"ran: {action.code}", exit_code=action.code, is_error=action.error)
+
+@hookimpl
+def register_tools(register):
+    register(ToolDefinition(name="status", description="Status.", action_type=Run,
+                            observation_type=Ran, executor=run))
+"""
+
 
 @pytest.fixture
 def run(install_dist: Any, tmp_path: Path) -> Any:
@@ -41,6 +62,9 @@ def run(install_dist: Any, tmp_path: Path) -> Any:
         {"tp_test_broken": "raise ImportError('needs libfoo')\n"},
     )
     install_dist("toolplug-pair", "0.3.0", {"pair": "tp_test_pair"}, {"tp_test_pair": PAIR})
+    install_dist(
+        "toolplug-status", "0.1.0", {"status": "tp_test_status"}, {"tp_test_status": STATUS}
+    )
     install_dist(
         "toolplug-typo",
         "0.1.0",
@@ -136,6 +160,21 @@ def test_tools_lists_and_exports(run: Any) -> None:
     assert strict[0]["function"]["strict"] is True
 
 
+def test_tools_lists_a_factory_apart_from_the_tools(run: Any) -> None:
+    """A factory (like mcp) makes tools but is none: `tools` lists it under its own
+    heading with what it made, and `--json` holds only tools."""
+    out = run("tools", "--plugins", "shout,pair")
+    assert out.returncode == 0, out.stderr
+    tools_part, _, factories_part = out.stdout.partition("Factories (not tools")
+    assert "pair_one  [toolplug-pair 0.3.0]" in tools_part
+    assert "\npair  [" not in tools_part
+    assert "pair  [toolplug-pair 0.3.0]\n    made: pair_one, pair_two" in factories_part
+    exported = json.loads(run("tools", "--json", "--plugins", "shout,pair").stdout)
+    assert sorted(tool["name"] for tool in exported) == ["pair_one", "pair_two", "shout"]
+    plain = run("tools", "--plugins", "shout")
+    assert "Factories" not in plain.stdout
+
+
 def test_call_success_error_and_usage_exit_codes(run: Any) -> None:
     ok = run("call", "shout", '{"text": "hi"}', "--plugins", "shout")
     assert (ok.returncode, ok.stdout) == (0, "HI\n")
@@ -159,6 +198,30 @@ def test_call_success_error_and_usage_exit_codes(run: Any) -> None:
     assert stdin.stdout == "FROM STDIN\n"
 
 
+def test_call_exit_status_passes_the_tools_own_status_on(run: Any) -> None:
+    """--exit-status: an observation's exit_code becomes the CLI's exit status; without
+    it, a command that failed is still a call that worked (0)."""
+
+    def status(arguments: str, *options: str) -> int:
+        out = run("call", "status", arguments, *options, "--plugins", "status")
+        assert out.stdout.startswith("ran: "), out.stderr
+        return out.returncode
+
+    assert status('{"code": 3}') == 0
+    assert status('{"code": 3}', "--exit-status") == 3
+    assert status('{"code": 0}', "--exit-status") == 0
+    assert status('{"code": 0, "error": true}', "--exit-status") == 1
+    assert status('{"code": -9, "error": true}', "--exit-status") == 137  # 128 + SIGKILL
+    # Not a status a process can exit with: the observation's error flag decides.
+    assert status('{"code": 256}', "--exit-status") == 0
+    assert status('{"code": 256, "error": true}', "--exit-status") == 1
+    # A tool without an exit_code field: 1 for an error observation, as without the flag.
+    bad = run("call", "shout", '{"txt": "x"}', "--exit-status", "--plugins", "shout")
+    assert bad.returncode == 1
+    ok = run("call", "shout", '{"text": "x"}', "--exit-status", "--plugins", "shout")
+    assert (ok.returncode, ok.stdout) == (0, "X\n")
+
+
 def test_call_a_tool_a_factory_creates(run: Any) -> None:
     ok = run("call", "pair/pair_two", '{"text": "x"}', "--plugins", "shout,pair")
     assert (ok.returncode, ok.stdout) == (0, "two: x\n")
@@ -173,7 +236,10 @@ def test_call_a_tool_a_factory_creates(run: Any) -> None:
         which.stderr
     )
     unknown = run("call", "pear_one", "{}", "--plugins", "shout,pair")
-    assert "A tool created by pair is called as FACTORY/TOOL." in unknown.stderr
+    # A factory is no available tool: it is named apart, with how its tools are called.
+    assert "Available tools: shout. Factories, whose tools are called as FACTORY/TOOL: pair." in (
+        unknown.stderr
+    )
     # The name `toolplug tools` shows works on its own too.
     shown = run("call", "pair_two", '{"text": "y"}', "--plugins", "shout,pair")
     assert (shown.returncode, shown.stdout) == (0, "two: y\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -91,23 +92,66 @@ def test_add_tells_a_tool_that_wants_to_know_its_toolset() -> None:
 
 
 def test_readers_in_other_threads_see_whole_toolsets() -> None:
+    """items(), values() and find() in one thread while another updates: each read
+    sees a whole toolset (25 or 50 tools), and none raises (a KeyError, before)."""
     toolset = Toolset([tool(f"t{i}") for i in range(50)])
     stop = threading.Event()
-    seen: list[int] = []
+    seen: set[int] = set()
+    errors: list[BaseException] = []
 
     def read() -> None:
-        while not stop.is_set():
-            seen.append(len(list(toolset.items())))
+        try:
+            while not stop.is_set():
+                seen.add(len(list(toolset.items())))
+                seen.add(len(list(toolset.values())))
+                seen.add(len(dict(toolset.items())))
+                toolset.find("t10")
+        except BaseException as exc:  # the test fails on it below, not as a warning
+            errors.append(exc)
 
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often: the half-way state shows
     reader = threading.Thread(target=read)
     reader.start()
     try:
-        for round_ in range(200):
+        for round_ in range(400):
             gone = [f"t{i}" for i in range(25)] if round_ % 2 == 0 else []
             back = [] if round_ % 2 == 0 else [tool(f"t{i}") for i in range(25)]
             toolset.update(add=back, remove=gone)
     finally:
         stop.set()
         reader.join()
-    assert set(seen) <= {25, 50}
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert seen and seen <= {25, 50}
+    toolset.close()
+
+
+def test_add_in_one_thread_while_another_iterates() -> None:
+    """add() replaces the mapping too: an iteration elsewhere never sees it change size."""
+    toolset = Toolset([tool(f"t{i}") for i in range(50)])
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                for _name, _tool in toolset.items():
+                    pass
+        except BaseException as exc:
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for i in range(300):
+            toolset.add(tool(f"new{i}"))
+    finally:
+        stop.set()
+        reader.join()
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert len(toolset) == 350
     toolset.close()

@@ -240,6 +240,23 @@ def tools(
             if first:
                 _echo(f"    {first[0]}")
             _echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
+        _list_factories(registry, created)
+
+
+def _list_factories(registry: Any, created: list[tuple[Any, Any]]) -> None:
+    """The factories, apart from the tools: a factory (``mcp``) is no tool a model can
+    call, it makes tools from its params (an MCP server's, from the MCP config)."""
+    factories = [entry for entry in registry if entry.kind == "factory"]
+    if not factories:
+        return
+    _echo("")
+    _echo("Factories (not tools: each makes tools from its params; see --params):")
+    for entry in factories:
+        made = [tool.name for source, tool in created if source is entry]
+        dist = entry.source and entry.source.distribution
+        source = f"  [{dist} {entry.source.version}]" if dist else ""
+        _echo(f"{entry.name}{source}")
+        _echo(f"    made: {', '.join(made)}" if made else "    made no tool with these params")
 
 
 def _list_params(plugins: str | None, as_json: bool) -> None:
@@ -351,6 +368,13 @@ def _created_by_a_factory(
 )
 @click.option("--workspace", type=click.Path(file_okay=False, path_type=Path), default=None)
 @click.option("--timeout", type=float, default=None, help="Seconds before the call is abandoned.")
+@click.option(
+    "--exit-status",
+    "pass_status",
+    is_flag=True,
+    help="Exit with the tool's own status: the observation's exit_code (a shell "
+    "command's), else 1 for an error observation, else 0.",
+)
 @policy_option
 @plugins_option
 @json_option
@@ -360,18 +384,27 @@ def call(
     param_pairs: tuple[str, ...],
     workspace: Path | None,
     timeout: float | None,
+    pass_status: bool,
     policy: Path | None,
     plugins: str | None,
     as_json: bool,
 ) -> None:
     """Call tool NAME once with JSON ARGUMENTS and print its observation.
 
-    NAME is a registered tool name or alias, a tool's name as ``toolplug tools``
-    shows it (``get_current_time``, which the ``mcp`` factory creates), or
-    FACTORY/TOOL for one factory's tool (``mcp/get_current_time``). With a policy (``--policy`` or
-    ``TOOLPLUG_POLICY``), a call the policy asks about is put to you on the terminal,
-    and refused when there is none. Exit status: 0 success, 1 the tool reported an
-    error (a refusal included), 2 a usage error.
+    NAME is a registered tool name or alias, a tool's name as 'toolplug tools' shows
+    it (get_current_time, which the mcp factory creates), or FACTORY/TOOL for one
+    factory's tool (mcp/get_current_time). ARGUMENTS '-' reads them from stdin.
+
+    With a policy (--policy or TOOLPLUG_POLICY), a call the policy asks about is put
+    to you on the terminal, and refused when there is none.
+
+    \b
+    Exit status:
+      0  success
+      1  the tool returned an error observation (a refusal included)
+      2  a usage error
+    With --exit-status, the tool's own status instead: its observation's exit_code
+    when it has one (bash's: 'false' exits 1), else 1 for an error, else 0.
     """
     from toolplug.context import Tool, ToolContext
     from toolplug.model import ToolCall
@@ -399,9 +432,7 @@ def call(
         # A name `toolplug tools` shows for a factory's tool (an MCP server's) works too.
         found = None if "/" in name else _created_by_a_factory(registry, name, params, context)
         if found is None:
-            factories = [e.name for e in registry if e.kind == "factory"]
-            hint = f" A tool created by {', '.join(factories)} is called as FACTORY/TOOL."
-            _fail(str(exc) + (hint if factories else ""))
+            _fail(str(exc))  # it names the factories apart from the tools
             return
         created = found
     except ToolError as exc:
@@ -434,7 +465,22 @@ def call(
         from toolplug.content import block_as_text
 
         _echo("\n".join(block_as_text(b) for b in observation.llm_content))
-    sys.exit(1 if observation.is_error else 0)
+    sys.exit(_exit_status(observation) if pass_status else int(observation.is_error))
+
+
+def _exit_status(observation: Any) -> int:
+    """The tool's own status, for ``call --exit-status``.
+
+    An observation with an integer ``exit_code`` field (a shell command's, as bash's
+    has) passes it on: 1 to 255 as is, a signal's negative number as a shell gives it
+    (128 + the signal). Otherwise an error observation is 1 and any other 0.
+    """
+    code = getattr(observation, "exit_code", None)
+    if isinstance(code, int) and not isinstance(code, bool):
+        code = 128 - code if code < 0 else code
+        if 0 < code <= 255:
+            return code
+    return 1 if observation.is_error else 0
 
 
 # -- install / uninstall ------------------------------------------------------------------

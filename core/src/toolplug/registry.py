@@ -325,7 +325,14 @@ class ToolRegistry:
         return {e.name: _clash_message(e) for e in self._tools.values() if e.conflicts}
 
     def _unknown_message(self, name: str) -> str:
-        message = unknown_tool_message(name, self.names(), aliases=list(self._aliases))
+        # A factory (mcp) makes tools but is none: it is named apart, not as available.
+        factories = [n for n in self.names() if self._tools[n].kind == "factory"]
+        tools = [n for n in self.names() if n not in factories]
+        message = unknown_tool_message(name, tools, aliases=[*self._aliases, *factories])
+        if factories:
+            message += (
+                f" Factories, whose tools are called as FACTORY/TOOL: {', '.join(factories)}."
+            )
         broken = {r.name: r for r in self.reports if r.status == "broken"}
         if name in broken:
             message += f" The plugin '{name}' is broken: {broken[name].error}"

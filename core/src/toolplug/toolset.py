@@ -5,10 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterable,
+    Iterator,
+    KeysView,
+    Mapping,
+    ValuesView,
+)
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
@@ -37,6 +45,19 @@ class ToolChange:
     name: str
 
 
+@dataclass(frozen=True)
+class _Contents:
+    """What a toolset holds at one moment: never changed, only replaced whole.
+
+    A reader takes ``self._contents`` once and works on that, so a thread that reads
+    while another adds or updates sees the toolset before or after, never half-way
+    (a name from one mapping looked up in the next one).
+    """
+
+    tools: Mapping[str, AnyTool] = field(default_factory=lambda: MappingProxyType({}))
+    aliases: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
 class Toolset(Mapping[str, AnyTool]):
     """The created tools of one host session, by name.
 
@@ -47,6 +68,11 @@ class Toolset(Mapping[str, AnyTool]):
     ``handlers`` are the host's: the tools' progress reports, log messages and
     questions go to them during every call made through the toolset (see
     :mod:`toolplug.interaction`).
+
+    Reading it from several threads while another calls :meth:`add` or :meth:`update`
+    is safe: ``items()``, ``values()``, ``keys()`` and iteration each see one whole
+    state, before or after. Copy it with ``dict(toolset.items())``: ``dict(toolset)``
+    looks each name up again, and a name removed meanwhile raises ``KeyError``.
     """
 
     def __init__(
@@ -56,8 +82,7 @@ class Toolset(Mapping[str, AnyTool]):
         formats: FormatRegistry | None = None,
         handlers: Handlers | None = None,
     ) -> None:
-        self._tools: dict[str, AnyTool] = {}
-        self._aliases: dict[str, str] = {}
+        self._contents = _Contents()
         self._closed = False
         # What update() took out (closed with the rest) and what it changed.
         self._retired: list[AnyTool] = []
@@ -165,7 +190,7 @@ class Toolset(Mapping[str, AnyTool]):
             # The failing spec's tools that did not get in (a name clash) are closed
             # too: a factory's servers and processes end with the failed load.
             for tool in created:
-                if toolset._tools.get(tool.name) is not tool:
+                if toolset.get(tool.name) is not tool:
                     tool.close()
             toolset.close()
             raise
@@ -178,14 +203,18 @@ class Toolset(Mapping[str, AnyTool]):
         it. An alias that is already a tool's name or another tool's alias is ignored:
         the name or the earlier alias keeps it.
         """
-        if tool.name in self._tools:
-            origins = [t.origin for t in (self._tools[tool.name], tool) if t.origin]
-            where = f" ({'; '.join(origins)})" if origins else ""
-            raise ToolError(f"two tools in one toolset are named '{tool.name}'{where}")
-        self._tools[tool.name] = tool
-        for alias in aliases:
-            if alias != tool.name and alias not in self._tools:
-                self._aliases.setdefault(alias, tool.name)
+        with self._update_lock:
+            now = self._contents
+            if tool.name in now.tools:
+                origins = [t.origin for t in (now.tools[tool.name], tool) if t.origin]
+                where = f" ({'; '.join(origins)})" if origins else ""
+                raise ToolError(f"two tools in one toolset are named '{tool.name}'{where}")
+            tools = {**now.tools, tool.name: tool}
+            taken = dict(now.aliases)
+            for alias in aliases:
+                if alias != tool.name and alias not in tools:
+                    taken.setdefault(alias, tool.name)
+            self._contents = _Contents(MappingProxyType(tools), MappingProxyType(taken))
         # A tool whose kind can come and go while it runs (an MCP server's tools)
         # learns its toolset, to bring the changes with update().
         added_to = getattr(tool, "added_to", None)
@@ -211,17 +240,19 @@ class Toolset(Mapping[str, AnyTool]):
                 for tool in added:
                     tool.close()
                 return []
-            tools = {name: tool for name, tool in self._tools.items() if name not in gone}
+            now = self._contents
+            tools = {name: tool for name, tool in now.tools.items() if name not in gone}
             for tool in added:
                 if tool.name in tools:
                     raise ToolError(f"two tools in one toolset are named '{tool.name}'")
                 tools[tool.name] = tool
-            self._retired.extend(self._tools[name] for name in gone if name in self._tools)
+            self._retired.extend(now.tools[name] for name in gone if name in now.tools)
             names = {tool.name for tool in added}
             changes = [ToolChange("changed" if name in gone else "added", name) for name in names]
-            changes += [ToolChange("removed", name) for name in gone - names if name in self._tools]
-            self._aliases = {a: n for a, n in self._aliases.items() if n in tools}
-            self._tools = tools
+            changes += [ToolChange("removed", name) for name in gone - names if name in now.tools]
+            aliases = {a: n for a, n in now.aliases.items() if n in tools}
+            # One assignment: readers get the old contents or the new, whole.
+            self._contents = _Contents(MappingProxyType(tools), MappingProxyType(aliases))
             self._changes.extend(changes)
         return changes
 
@@ -234,28 +265,47 @@ class Toolset(Mapping[str, AnyTool]):
 
     def find(self, name: str) -> AnyTool | None:
         """The tool with this name or alias, or ``None``; a tool's own name comes first."""
-        tool = self._tools.get(name)
-        if tool is None and name in self._aliases:
-            tool = self._tools.get(self._aliases[name])
+        now = self._contents
+        tool = now.tools.get(name)
+        if tool is None and name in now.aliases:
+            tool = now.tools.get(now.aliases[name])
         return tool
 
     def aliases(self) -> dict[str, str]:
         """Alias -> the name of the tool it leads to."""
-        return {a: n for a, n in self._aliases.items() if a not in self._tools}
+        now = self._contents
+        return {a: n for a, n in now.aliases.items() if a not in now.tools}
 
     # -- mapping ---------------------------------------------------------------------
+    # Every view and iteration works on one snapshot (Mapping's own ones would look
+    # each name up again, in whatever the toolset holds by then).
 
     def __getitem__(self, name: str) -> AnyTool:
-        return self._tools[name]
+        return self._contents.tools[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._tools)
+        return iter(self._contents.tools)
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._contents.tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._contents.tools
+
+    def keys(self) -> KeysView[str]:
+        """The tools' names, as they were when asked."""
+        return self._contents.tools.keys()
+
+    def values(self) -> ValuesView[AnyTool]:
+        """The tools, as they were when asked."""
+        return self._contents.tools.values()
+
+    def items(self) -> ItemsView[str, AnyTool]:
+        """(name, tool) pairs, as they were when asked."""
+        return self._contents.tools.items()
 
     def __repr__(self) -> str:
-        return f"Toolset({', '.join(self._tools)})"
+        return f"Toolset({', '.join(self._contents.tools)})"
 
     # -- exports ---------------------------------------------------------------------
 
@@ -328,7 +378,8 @@ class Toolset(Mapping[str, AnyTool]):
         """The error observation for a name that is neither a tool's nor an alias."""
         from toolplug.names import unknown_tool_message
 
-        return Observation.error(unknown_tool_message(name, self._tools, aliases=self.aliases()))
+        now = self._contents
+        return Observation.error(unknown_tool_message(name, now.tools, aliases=self.aliases()))
 
     def call(
         self,
@@ -412,7 +463,7 @@ class Toolset(Mapping[str, AnyTool]):
             if self._closed:
                 return
             self._closed = True
-        for tool in [*self._tools.values(), *self._retired]:
+        for tool in [*self._contents.tools.values(), *self._retired]:
             tool.close()
 
     async def aclose(self) -> None:
@@ -421,7 +472,8 @@ class Toolset(Mapping[str, AnyTool]):
             if self._closed:
                 return
             self._closed = True
-        await asyncio.gather(*(tool.aclose() for tool in [*self._tools.values(), *self._retired]))
+        tools = [*self._contents.tools.values(), *self._retired]
+        await asyncio.gather(*(tool.aclose() for tool in tools))
 
     def __enter__(self) -> Toolset:
         return self

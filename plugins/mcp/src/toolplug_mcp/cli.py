@@ -314,11 +314,11 @@ def serve_command(
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
 
-    With a policy (``--policy`` or ``TOOLPLUG_POLICY``), every call goes through it, and
+    With a policy (--policy or TOOLPLUG_POLICY), every call goes through it, and
     a call it asks about is put to the client's user as an MCP elicitation (refused
     when the client does not support elicitation).
 
-    Over HTTP, ``/healthz`` and ``/readyz`` answer load balancers, and SIGTERM drains
+    Over HTTP, /healthz and /readyz answer load balancers, and SIGTERM drains
     the server before it closes every session's tools.
     """
     from toolplug import ToolContext, ToolError
