@@ -22,6 +22,7 @@ from toolplug import Observation, hookimpl
 
 from toolplug_policy.approval import Answer, Approver, ask
 from toolplug_policy.audit import AuditLog, audit_log, call_id
+from toolplug_policy.directories import hide_refused_files
 from toolplug_policy.messages import describe_call, refusal
 from toolplug_policy.policy import Policy, Verdict
 from toolplug_policy.rules import tool_names
@@ -75,6 +76,7 @@ class PolicyPlugin:
                 self._starting(tool, action, record)
             record.started = time.perf_counter()
         if going_on:
+            hide_refused_files(self.policy, names, action, workspace, verdict.decision)
             return None
         return Observation.error(
             refusal(tool.name, action, verdict, self.policy, workspace, answer, names)
