@@ -198,8 +198,17 @@ def _masked_mapping(value: dict[Any, Any], depth: int) -> dict[Any, Any]:
     return out
 
 
+_NAME = re.compile(r"[\w.-]{1,200}")
+
+
 def _is_pair(value: list[Any] | tuple[Any, ...]) -> bool:
-    return len(value) == 2 and isinstance(value[0], str) and not isinstance(value[1], (list, dict))
+    """Whether a list is a ``[name, value]`` pair: a bare name (not ``A=b``), then a value."""
+    return (
+        len(value) == 2
+        and isinstance(value[0], str)
+        and _NAME.fullmatch(value[0]) is not None
+        and not isinstance(value[1], (list, dict))
+    )
 
 
 def _key(key: Any) -> Any:
