@@ -16,6 +16,7 @@ from typing import Any
 
 from toolplug import hide_paths
 
+from toolplug_policy.paths import Resolver, workspace_of
 from toolplug_policy.policy import Policy
 from toolplug_policy.rules import SEVERITY, CallFacts, Decision
 
@@ -26,19 +27,25 @@ def hide_refused_files(
     """Hide from the current call the files the policy would not let it name (see the
     module docstring). Nothing is hidden when no rule for the tool has a ``path`` key:
     then a file's decision is the call's own."""
-    if not any(rule.paths is not None for rule in policy.rules_for(names)):
+    path_rules = [rule for rule in policy.rules_for(names) if rule.paths is not None]
+    if not path_rules:
         return
     if CallFacts(action, workspace).path is None or not hasattr(action, "model_copy"):
         return  # the tool takes no path: it reads no directory the rules could see
     limit = SEVERITY[decision]
-    known: dict[str, bool] = {}
+    resolved = Resolver(workspace_of(workspace))
+    # The other facts of the call are fixed, so a file's decision depends only on which
+    # path globs match it: decide once per combination, not once per file.
+    by_globs: dict[tuple[bool, ...], bool] = {}
 
     def hides(path: str) -> bool:
-        found = known.get(path)
+        target = resolved(path)
+        key = tuple(rule.paths.matches(target) for rule in path_rules if rule.paths)
+        found = by_globs.get(key)
         if found is None:
-            named = action.model_copy(update={"path": path})
+            named = action.model_copy(update={"path": target.absolute})
             found = SEVERITY[policy.decide(names, named, workspace).decision] > limit
-            known[path] = found
+            by_globs[key] = found
         return found
 
     hide_paths(hides, by="the policy")
