@@ -1,5 +1,6 @@
-"""Hostile input against the policy's own surfaces: the question a person answers, the
-audit log, and the note a hidden file leaves in a search."""
+"""Hostile input against what the policy shows, writes and hides: the question a person
+answers, the audit log, and the note a hidden file leaves in a search. (Apart from
+test_adversarial.py, which another change adds to: the two may be joined.)"""
 
 from __future__ import annotations
 
