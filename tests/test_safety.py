@@ -71,17 +71,22 @@ def policy(tmp_path: Path) -> Path:
 
 
 def audit_lines(policy: Path, count: int = 1) -> list[dict[str, Any]]:
-    """The audit log's entries, once the background writer has written ``count`` of them
-    (it writes in batches, so the file can exist with some of them yet)."""
+    """The audit log's entries, one per call (a ``start`` line completed by its ``end``
+    line, or a ``refused`` line), once the background writer has written ``count`` of
+    them (it writes in batches, so the file can exist with some of them yet)."""
     log = policy.parent / "audit.jsonl"
     deadline = time.monotonic() + 10
-    lines: list[str] = []
+    entries: list[dict[str, Any]] = []
     while time.monotonic() < deadline:
-        lines = log.read_text().splitlines() if log.exists() else []
-        if len(lines) >= count:
+        lines = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        ends = {line["call"]: line for line in lines if line["phase"] == "end"}
+        entries = [
+            {**line, **ends.get(line["call"], {})} for line in lines if line["phase"] != "end"
+        ]
+        if len(entries) >= count and all("duration" in entry for entry in entries):
             break
         time.sleep(0.05)
-    return [json.loads(line) for line in lines]
+    return entries
 
 
 # -- the command line -------------------------------------------------------------------

@@ -52,6 +52,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.names": ("NameMap", "provider_name", "unique_name"),
     "toolplug.dispatch": ("LatentObservation", "tool_result_message"),
     "toolplug.compose": ("ComposedResult",),
+    "toolplug.hidden": ("HiddenPaths", "hidden_paths", "hide_paths"),
 }
 
 _LAZY = {name: module for module, names in _PUBLIC.items() for name in names}
@@ -113,6 +114,11 @@ if TYPE_CHECKING:
         ToolError as ToolError,
         ToolParamsError as ToolParamsError,
         UnknownToolError as UnknownToolError,
+    )
+    from toolplug.hidden import (
+        HiddenPaths as HiddenPaths,
+        hidden_paths as hidden_paths,
+        hide_paths as hide_paths,
     )
     from toolplug.hookspecs import hookimpl as hookimpl
     from toolplug.model import (

@@ -193,6 +193,12 @@ def tool_call(
         return None
     ```
 
+    **To hide paths from a call** it lets go on (a ``grep`` over a directory that holds
+    a file the implementation would refuse by name), a plain implementation calls
+    `toolplug.hide_paths` with a predicate on absolute paths; tools that read over a
+    directory (grep, glob) skip what `toolplug.hidden_paths` says is hidden, and say so.
+    What is hidden holds for that one call.
+
     **Async calls.** pluggy calls hooks synchronously, so on the `ToolDefinition.acall`
     path the hook runs in a worker thread (context variables are copied into it); an
     async executor still runs on the caller's event loop, and a sync executor runs in

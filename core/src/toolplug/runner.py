@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from toolplug import _builtin_hooks
+from toolplug import _builtin_hooks, hidden
 from toolplug._builtin_hooks import PENDING
 from toolplug._text import MESSAGE_LIMIT, cut
 from toolplug.arguments import notes_text, unreadable
@@ -439,11 +439,13 @@ def _call_hook(hooks: HookCaller, tool: ToolDefinition[Any, Any], pending: _Pend
     """Call the hook through pluggy with ``pending`` in context. Never raises."""
     token = PENDING.set(pending)
     loop_token = calling_loop.set(pending.loop)
+    hidden_token = hidden._open_scope()  # what the hooks hide holds for this call only
     try:
         result = hooks(tool=tool, action=pending.action, context=tool._context)
     except (Exception, SystemExit) as exc:
         return _hook_failed(hooks, tool, exc)
     finally:
+        hidden._close_scope(hidden_token)
         calling_loop.reset(loop_token)
         PENDING.reset(token)
     if isinstance(result, Observation):

@@ -191,3 +191,27 @@ async def test_a_policy_question_is_an_elicitation_over_http(
         assert question.message.startswith("Allow the tool 'gated' to run with {}?")
         assert "a test rule" in question.message
         assert question.requested_schema["properties"]["value"]["type"] == "boolean"
+
+
+async def test_a_policy_question_shows_the_whole_call(tmp_path: Path) -> None:
+    """A 10,000-character command whose end is the dangerous part: the elicitation the
+    client's user reads holds that end; a call too long to show is refused unasked."""
+    command = "echo " + "x" * 10_000 + " && rm -rf ~/the-dangerous-tail"
+    huge = "echo " + "x" * 150_000
+    proc, url = start_http(tmp_path, plugins="gatekeeper")
+    try:
+        client = Client({"value": False})
+        async with http_session(url, client) as session:
+            await session.initialize()
+            declined = await session.call_tool("gated", {"command": command})
+            too_long = await session.call_tool("gated", {"command": huge})
+    finally:
+        stop(proc)
+    (question,) = client.questions  # the huge call was never put to the user
+    assert question.message.startswith(
+        f'Allow the tool \'gated\' to run with {{"command": "{command}"}}?'
+    )
+    assert "refused by the user" in declined.content[0].text
+    text = too_long.content[0].text
+    assert too_long.is_error and "QuestionTooLong: the call is 150,095 characters long" in text
+    assert "split it into smaller calls" in text

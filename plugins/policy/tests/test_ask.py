@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pty
 import subprocess
@@ -12,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import refused
 from toolplug_policy import Rule
 
@@ -255,3 +257,111 @@ def test_the_terminal_is_asked_when_there_is_one(write_policy, workspace: Path) 
     assert (workspace / "first").exists() and not (workspace / "second").exists()
     # A command cannot clear the line or move the cursor to fake the question.
     assert "touch 'third\\x1b[2K\\rfake'" in prompts[2] and "\x1b" not in prompts[2]
+
+
+def _ask_on_a_pty(args: list[str], answer: bytes, cwd: Path) -> tuple[str, str, int]:
+    """Run ``args`` with a pseudo-terminal as standard input and error; answer the first
+    question with ``answer``. Returns what the terminal showed, the standard output and
+    the exit status."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        args, stdin=follower, stdout=subprocess.PIPE, stderr=follower, cwd=cwd
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"[y/N] " not in seen:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed the terminal without asking
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if b"[y/N] " in seen:
+            os.write(leader, answer)
+        out, _ = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        os.close(leader)
+    return seen.decode(errors="replace").replace("\r\n", "\n"), out.decode(), process.returncode
+
+
+def test_the_terminal_shows_a_long_command_whole(write_policy, workspace: Path) -> None:
+    """A 10,000-character command whose dangerous part is at its end: the person asked
+    sees that end, through a real ``toolplug call`` on a real terminal."""
+    policy = write_policy(ASKING)
+    command = "echo " + "x" * 10_000 + " && touch the-dangerous-tail"
+    toolplug = str(Path(sys.executable).parent / "toolplug")
+    args = [toolplug, "call", "bash", json.dumps({"command": command}), "--policy", str(policy)]
+    screen, out, status = _ask_on_a_pty([*args, "--workspace", str(workspace)], b"n\n", workspace)
+    question = screen[screen.index("toolplug policy: allow bash: ") :]
+    assert f"allow bash: {command}?" in question, question[-300:]
+    assert f"[the whole call: {len('bash: ' + command):,} characters] [y/N] " in question
+    assert status == 1 and "the person at the terminal declined" in out
+    assert not (workspace / "the-dangerous-tail").exists()
+
+
+def test_the_terminal_indents_every_line_of_a_call(write_policy, workspace: Path) -> None:
+    policy = write_policy(ASKING)
+    # The second line fakes a question of its own; every line of the call is indented.
+    command = "echo hi\necho 'toolplug policy: allow bash: echo safe? [y/N]'\ntouch made"
+    toolplug = str(Path(sys.executable).parent / "toolplug")
+    args = [toolplug, "call", "bash", json.dumps({"command": command}), "--policy", str(policy)]
+    screen, _, _ = _ask_on_a_pty([*args, "--workspace", str(workspace)], b"n\n", workspace)
+    shown = "allow bash: echo hi\n    echo 'toolplug policy: allow bash: echo safe? [y/N]'\n"
+    assert shown + "    touch made?" in screen, screen
+
+
+TOO_LONG = textwrap.dedent(
+    """
+    import sys
+    from toolplug import Toolset
+
+    command = "echo " + "x" * 200_000 + " && touch made"
+    with Toolset.load(["bash"], workspace=sys.argv[1], policy=sys.argv[2]) as tools:
+        print(tools.call("bash", {"command": command}).text, flush=True)
+    """
+)
+
+
+def test_a_call_too_long_to_show_is_refused_unasked(write_policy, workspace: Path) -> None:
+    policy = write_policy(ASKING)
+    args = [sys.executable, "-c", TOO_LONG, str(workspace), str(policy)]
+    screen, out, _ = _ask_on_a_pty(args, b"y\n", workspace)
+    assert "[y/N]" not in screen
+    assert "the call is 200,025 characters long, more than the 100,000 a person can be" in out
+    assert "split it into smaller calls" in out
+    assert not (workspace / "made").exists()
+
+
+async def test_mcp_serve_asks_about_the_whole_call(write_policy, workspace: Path) -> None:
+    """``toolplug mcp serve --policy``: the elicitation a client's user reads holds the
+    end of a 10,000-character command, the part that matters; a "no" keeps it from running."""
+    pytest.importorskip("toolplug_mcp")
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    questions: list[str] = []
+
+    async def decline(context: Any, params: Any) -> Any:
+        from mcp.types import ElicitResult
+
+        questions.append(params.message)
+        return ElicitResult(action="accept", content={"value": False})
+
+    command = "echo " + "x" * 10_000 + " && touch the-dangerous-tail"
+    toolplug = str(Path(sys.executable).parent / "toolplug")
+    args = ["mcp", "serve", "--plugins", "bash,policy", "--policy", str(write_policy(ASKING))]
+    server = StdioServerParameters(command=toolplug, args=[*args, "--workspace", str(workspace)])
+    async with (
+        stdio_client(server) as (read, write),
+        ClientSession(read, write, elicitation_callback=decline) as session,
+    ):
+        await session.initialize()
+        result = await session.call_tool("bash", {"command": command})
+    [question] = questions
+    assert f'"command": "{command}"' in question
+    assert "it changes the workspace" in question
+    assert result.is_error and "the approver declined" in result.content[0].text
+    assert not (workspace / "the-dangerous-tail").exists()

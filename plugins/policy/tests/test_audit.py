@@ -36,10 +36,27 @@ tool = "fetch"
 """
 
 
-def lines(path: Path) -> list[dict[str, Any]]:
-    """The log's entries, once everything queued is written."""
+def raw_lines(path: Path) -> list[dict[str, Any]]:
+    """The log's lines as written, once everything queued is written."""
     assert audit_log(path).flush(timeout=30)
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    """One entry per call, in the order the calls came: a ``refused`` line, or a
+    ``start`` line completed by its ``end`` line (checked to be there, once each)."""
+    calls: dict[str, dict[str, Any]] = {}
+    for line in raw_lines(path):
+        if line["phase"] == "end":
+            started = calls[line["call"]]
+            assert started["phase"] == "start" and "duration" not in started, line
+            started.update(duration=line["duration"], is_error=line["is_error"])
+        else:
+            assert line["call"] not in calls, line
+            calls[line["call"]] = line
+    entries = sorted(calls.values(), key=lambda e: (e["time"], int(e["call"].split("-")[1])))
+    assert all("duration" in e for e in entries), entries
+    return entries
 
 
 def test_one_line_per_call(toolset, write_policy, tmp_path: Path) -> None:
@@ -149,8 +166,10 @@ def test_a_stuck_log_never_holds_a_call_up(toolset, write_policy, tmp_path: Path
     assert audit_log(fifo).flush(timeout=30)
     audit_log(fifo).close()
     reader.join(30)
-    commands = [json.loads(line)["arguments"]["command"] for line in received[0].splitlines()]
+    written = [json.loads(line) for line in received[0].splitlines()]
+    commands = [e["arguments"]["command"] for e in written if e["phase"] == "start"]
     assert commands == [f"echo {i}" for i in range(5)]
+    assert [e["phase"] for e in written].count("end") == 5
 
 
 def test_queued_lines_are_written_at_exit(write_policy, workspace: Path, tmp_path: Path) -> None:
@@ -166,10 +185,11 @@ def test_queued_lines_are_written_at_exit(write_policy, workspace: Path, tmp_pat
         """
     )
     subprocess.run([sys.executable, "-c", script, str(workspace), str(policy)], check=True)
-    written = (tmp_path / "audit.jsonl").read_text().splitlines()
-    assert [json.loads(line)["arguments"]["command"] for line in written] == [
+    written = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    assert [e["arguments"]["command"] for e in written if e["phase"] == "start"] == [
         f"echo {i}" for i in range(50)
     ]
+    assert [e["phase"] for e in written].count("end") == 50
 
 
 def test_names_that_are_not_utf8_keep_the_log_valid(toolset, write_policy, tmp_path) -> None:
@@ -206,3 +226,121 @@ async def test_the_async_path_logs_too(toolset, write_policy, tmp_path: Path) ->
     entries = lines(tmp_path / "audit.jsonl")
     summary = [(e["decision"], e["rule"], e.get("approved")) for e in entries]
     assert summary == [("allow", [1], None), ("ask", [2], True), ("deny", [], None)]
+
+
+def test_a_call_that_kills_its_host_leaves_its_start_line(write_policy, workspace, tmp_path):
+    """The host is killed (SIGKILL, no exit handlers) by the very call it makes: the
+    decision was written before the call ran, so the log has it."""
+    policy = write_policy(POLICY.replace('"echo *", "false"', '"echo *", "false", "kill *"'))
+    script = textwrap.dedent(
+        """
+        import os, sys
+        from toolplug import Toolset
+        tools = Toolset.load(["bash"], workspace=sys.argv[1], policy=sys.argv[2])
+        tools.call("bash", {"command": "echo before"})
+        tools.call("bash", {"command": f"kill -9 {os.getpid()}"})
+        print("survived")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(workspace), str(policy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -9 and "survived" not in done.stdout, done
+    written = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    starts = [e for e in written if e["phase"] == "start"]
+    assert [e["arguments"]["command"] for e in starts][-1].startswith("kill -9 ")
+    assert starts[-1]["decision"] == "allow" and starts[-1]["rule"] == [1]
+    ends = {e["call"] for e in written if e["phase"] == "end"}
+    assert starts[-1]["call"] not in ends  # it never ended: the reader can tell
+
+
+SECRET_NAMES = [
+    "password",
+    "pass",
+    "passwd",
+    "pw",
+    "pwd",
+    "pin",
+    "otp",
+    "jwt",
+    "key",
+    "api_key",
+    "ssh_key",
+    "X-Api-Key",
+    "session",
+    "sessionId",
+    "signature",
+    "github_token",
+    "accessToken",
+    "clientsecret",
+    "Authorization",
+    "cookie",
+    "auth",
+    "credentials",
+]
+PLAIN_NAMES = ["keyboard", "monkey", "passage", "spinner", "max_tokens", "author", "path"]
+
+
+def test_secrets_are_masked_by_name() -> None:
+    out = masked({name: "v4lue" for name in SECRET_NAMES + PLAIN_NAMES})
+    assert [name for name in SECRET_NAMES if out[name] != MASK] == []
+    assert [name for name in PLAIN_NAMES if out[name] != "v4lue"] == []
+
+
+def test_secrets_are_masked_by_value() -> None:
+    data = {
+        "command": (
+            "curl -H 'Authorization: Bearer abc.def-123' https://ada:hunter2@example.org/x "
+            "&& GITHUB_TOKEN=ghtok123 gh pr list --password=pw99 && echo PATH=/bin"
+        ),
+        "url": "https://ghp_ABCDEFGHIJKLMNOPQRSTUV0123456789@github.com/o/r.git",
+        "headers": [["Authorization", "Bearer s3cr3t"], ["Accept", "text/html"]],
+        "entries": [{"name": "X-Api-Key", "value": "k3y"}, {"name": "Accept", "value": "*/*"}],
+        "env": ["API_KEY=abc123", "DEBUG=1", "DB_PASSWORD='p w'"],
+        "note": "a JWT eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl here",
+        "basic": "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
+    }
+    out = masked(data)
+    text = json.dumps(out)
+    for secret in ["abc.def-123", "hunter2", "ghtok123", "pw99", "ghp_", "s3cr3t", "k3y"]:
+        assert secret not in text, secret
+    for secret in ["abc123", "p w", "eyJhbGci", "QWxhZGRp"]:
+        assert secret not in text, secret
+    assert out["headers"] == [["Authorization", MASK], ["Accept", "text/html"]]
+    assert out["entries"] == [
+        {"name": "X-Api-Key", "value": MASK},
+        {"name": "Accept", "value": "*/*"},
+    ]
+    assert out["env"] == [f"API_KEY={MASK}", "DEBUG=1", f"DB_PASSWORD={MASK}"]
+    assert "https://ada:***@example.org/x" in out["command"]
+    assert f"GITHUB_TOKEN={MASK} gh pr list --password={MASK}" in out["command"]
+    assert "echo PATH=/bin" in out["command"] and out["url"] == "https://***@github.com/o/r.git"
+
+
+def test_huge_keys_values_and_containers_are_cut() -> None:
+    out = masked({"k" * 5000: "v", "list": list(range(5000)), "text": "x" * 10**6})
+    [long_key] = [key for key in out if key.startswith("k")]
+    assert len(long_key) < 300 and long_key.endswith("(4,800 more characters)")
+    assert out["list"][:3] == [0, 1, 2] and out["list"][-1] == "... (4,000 more items)"
+    assert len(out["text"]) < 2100 and out["text"].endswith("(998,000 more characters)")
+    wide = masked({f"k{i}": i for i in range(3000)})
+    assert len(wide) == 1001 and wide["..."] == "2,000 more keys"
+
+
+def test_a_secret_cut_in_two_is_still_masked() -> None:
+    text = "x" * 1990 + " Bearer " + "s" * 100
+    assert "ssssss" not in masked(text)
+
+
+def test_one_entry_is_one_line_for_every_reader(toolset, write_policy, tmp_path) -> None:
+    tools = toolset(["bash"], write_policy(POLICY))
+    command = "echo 'a\u2028b\u2029c\x85d\x0be\x0cf\x1cg\x1dh\x1ei\rj'"
+    assert not tools.call("bash", {"command": command}).is_error
+    assert audit_log(tmp_path / "audit.jsonl").flush(timeout=30)
+    text = (tmp_path / "audit.jsonl").read_text(encoding="utf-8")
+    assert len(text.splitlines()) == 2  # start and end, whatever splitlines splits on
+    [start, end] = [json.loads(line) for line in text.splitlines()]
+    assert start["arguments"]["command"] == command and end["call"] == start["call"]

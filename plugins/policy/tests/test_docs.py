@@ -95,9 +95,8 @@ def test_the_rule_text_shown(policy: Policy) -> None:
     assert str(rule).replace(rule.file, "policy.toml") == " ".join(quoted[1].split())
 
 
-def test_the_audit_line_shown(tmp_path: Path, workspace: Path) -> None:
-    [shown] = [b for b in blocks("json")]
-    fields = json.loads(shown)
+def test_the_audit_lines_shown(tmp_path: Path, workspace: Path) -> None:
+    start_shown, end_shown = (json.loads(b) for b in blocks("json"))
     (tmp_path / "policy.toml").write_text(blocks("toml")[0])
     script = (
         "import sys\nfrom toolplug import Toolset\n"
@@ -109,9 +108,11 @@ def test_the_audit_line_shown(tmp_path: Path, workspace: Path) -> None:
         [sys.executable, "-c", script, str(workspace), str(tmp_path / "policy.toml")],
         check=True,
     )
-    [entry] = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
-    assert list(entry) == list(fields)
-    assert (entry["decision"], entry["rule"], entry["approved_by"]) == ("ask", [6], "approver")
+    log = (tmp_path / "audit.jsonl").read_text().splitlines()
+    start, end = (json.loads(line) for line in log)
+    assert list(start) == list(start_shown) and list(end) == list(end_shown)
+    assert (start["decision"], start["rule"], start["approved_by"]) == ("ask", [6], "approver")
+    assert (start["phase"], end["phase"], start["call"]) == ("start", "end", end["call"])
 
 
 def test_the_approver_example_runs(tmp_path: Path) -> None:

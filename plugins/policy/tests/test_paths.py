@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
-from toolplug_policy.paths import GlobError, ResolvedPath, compile_glob, compile_paths, resolve
+from toolplug_policy.paths import (
+    GlobError,
+    ResolvedPath,
+    Resolver,
+    compile_glob,
+    compile_paths,
+    resolve,
+)
 from toolplug_policy.rules import ArgumentMatch, parse_argument_path, values_at
 
 
@@ -130,3 +137,33 @@ def test_argument_values_are_typed() -> None:
     assert not flag.matches({"force": "true"}, every=True)
     pattern = ArgumentMatch("$.n", ("n",), ("1*",))
     assert not pattern.matches({"n": 10}, every=True)  # a string pattern wants a string
+
+
+def test_the_resolver_of_many_files_agrees_with_resolve(tmp_path: Path) -> None:
+    """Resolving each directory once gives what resolving each path whole gives, links
+    to files and to directories, in and out of the workspace, included."""
+    workspace = tmp_path / "ws"
+    (workspace / "src" / "deep").mkdir(parents=True)
+    (workspace / ".env").write_text("x")
+    (workspace / "src" / "a.py").write_text("x")
+    (workspace / "src" / "deep" / "b.py").write_text("x")
+    (workspace / "src" / "env.txt").symlink_to("../.env")
+    (workspace / "src" / "up").symlink_to(tmp_path)
+    (workspace / "linked").symlink_to("src/deep")
+    (tmp_path / "out.txt").write_text("x")
+    real = os.path.realpath(workspace)
+    resolver = Resolver(real)
+    for relative in [
+        ".env",
+        "src/a.py",
+        "src/deep/b.py",
+        "src/env.txt",
+        "src/up/out.txt",
+        "linked/b.py",
+        "src/missing.py",
+        "src",
+    ]:
+        path = f"{real}/{relative}"
+        assert resolver(path) == resolve(path, real), relative
+    assert resolver(f"{real}/src/env.txt").relative == ".env"
+    assert resolver(f"{real}/linked/b.py").relative == "src/deep/b.py"

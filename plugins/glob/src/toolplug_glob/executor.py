@@ -11,6 +11,7 @@ from pathlib import Path
 
 from toolplug import Observation, printable
 
+from toolplug_glob.hiding import note, unhidden
 from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
     PatternError,
@@ -130,12 +131,16 @@ class GlobExecutor:
             dated.close()
         if report.keep is not None:
             dated.found = report.keep(dated.found)
+        dated.found, hidden_count = unhidden(base, dated.found)  # what a hook (a policy) hid
         total = len(dated.found)
         if not total:
-            return self._nothing(action, search_dir, split, base, report)
+            return self._nothing(action, search_dir, split, base, report, note(hidden_count))
         shown = [printable(_display(search_dir, base, path)) for path in dated.newest(limit)]
+        text = _report(action.pattern, search_dir, shown, total, report)
+        if hidden_count:
+            text += f"\n{note(hidden_count)}"
         return GlobObservation.from_text(
-            printable(_report(action.pattern, search_dir, shown, total, report)),
+            printable(text),
             files=shown,
             total=total,
             truncated=total > len(shown),
@@ -195,8 +200,11 @@ class GlobExecutor:
         split: SplitPattern,
         base: Path,
         report: WalkReport,
+        hidden_note: str | None = None,
     ) -> GlobObservation:
         lines = [f"No files match {quoted(action.pattern)} in {search_dir}."]
+        if hidden_note:
+            lines.append(hidden_note)
         if split.prefix and not base.exists():
             lines.append(f"The directory '{base}' does not exist.")
         elif split.prefix and not base.is_dir():

@@ -16,6 +16,7 @@ from toolplug import Observation, printable
 
 from toolplug_grep import portable, ripgrep
 from toolplug_grep.globs import FILE_TYPES, compile_glob
+from toolplug_grep.hiding import screen_for
 from toolplug_grep.query import (
     BINARY_WINDOW,
     FileGlob,
@@ -128,19 +129,21 @@ class GrepExecutor:
         problems = Problems()
         engine = self.settings.engine
         page = _Page(action, limit, where)
+        screen = screen_for(query)  # files a hook (a policy) hid from this call
         # Each engine answer is closed on the way out: ripgrep is then stopped and reaped.
         if action.output_mode == "files_with_matches":
             with contextlib.closing(engine.files(query, problems)) as batches:
-                page.files(batches, query.workspace)
+                page.files(screen.files(batches) if screen else batches, query.workspace)
         elif action.output_mode == "count":
             with contextlib.closing(engine.counts(query, problems)) as pairs:
-                page.counts(pairs)
+                page.counts(screen.counts(pairs) if screen else pairs)
         else:
             needed = action.offset + limit + 1  # one more tells that there are more
             with contextlib.closing(
                 engine.lines(replace(query, max_lines=needed), problems)
             ) as lines:
-                page.lines(lines, needed)
+                page.lines(screen.lines(lines) if screen else lines, needed)
+        page.note = screen.note() if screen else None
         observation = page.observation(problems, self._skipped(action, query))
         observation.search_path = printable(str(query.workspace / query.target))
         return observation
@@ -252,6 +255,8 @@ class _Page:
         self.counts_shown: list[GrepCount] = []
         self.lines_shown: list[GrepLine] = []
         self.matches = 0  # count mode: the sum of the counts
+        #: What was hidden from the call, if anything (see :mod:`~toolplug_grep.hiding`).
+        self.note: str | None = None
 
     def files(self, batches: Iterator[list[str]], workspace: Path) -> None:
         """Every file with a match, dated; keep the page's, newest first then by path."""
@@ -321,6 +326,8 @@ class _Page:
             lines.append(
                 f"({left} not shown; use offset={end} for the next page, or narrow the search.)"
             )
+        if self.note:
+            lines.append(self.note)
         if problems.count:
             noun = "entry" if problems.count == 1 else "entries"
             verb = "was" if problems.count == 1 else "were"

@@ -11,7 +11,7 @@ from toolplug_mcp.server.approval import elicit_approval
 
 
 class GatedAction(Action):
-    pass
+    command: str | None = None
 
 
 @hookimpl

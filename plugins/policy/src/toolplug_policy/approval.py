@@ -6,6 +6,10 @@ a true value to run the call; an ``async def`` approver (or one returning an awa
 is awaited on the caller's event loop. Without an approver, the question is asked on the
 terminal when both standard input and standard error are one (one question at a time,
 whatever the number of threads); otherwise nobody can approve, and the call is refused.
+
+The terminal shows the whole call, however long (a person must see all that would run,
+not a head with a dangerous tail left out), up to :data:`MAX_SHOWN` characters; a longer
+call is refused without asking, and the refusal says why.
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ from toolplug.loop import run_awaitable
 from toolplug_policy.rules import Rule
 
 Approver = Callable[[Any, Any, "Rule | None"], Any]
+
+#: The longest call put to a person on the terminal, in characters; a longer one is
+#: refused unasked (nobody reads 100,000 characters before answering "y").
+MAX_SHOWN = 100_000
 
 #: One terminal question at a time, across threads and policies.
 _terminal = threading.Lock()
@@ -65,17 +73,30 @@ def _terminal_present() -> bool:
 
 def _shown(text: str) -> str:
     """``text`` with control characters escaped: a command must not be able to move the
-    cursor, clear the line or fake the question a person reads on the terminal."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    cursor, clear the line or fake the question a person reads on the terminal. Each
+    line after the first is indented, so no line of the call can pass for the prompt."""
+    lines = text.split("\n")
+    return "\n    ".join(
+        line
+        if line.isprintable()
+        else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
+        for line in lines
+    )
 
 
 def _ask_terminal(what: str, rule: Rule | None) -> Answer:
+    if len(what) > MAX_SHOWN:
+        return Answer(
+            False,
+            "terminal",
+            f"the call is {len(what):,} characters long, more than the {MAX_SHOWN:,} a person "
+            "can be shown on the terminal, so it was not asked about; split it into smaller calls",
+        )
     why = f" ({rule.label()}{': ' + rule.reason if rule and rule.reason else ''})" if rule else ""
+    size = f" [the whole call: {len(what):,} characters]" if "\n" in what or len(what) > 200 else ""
     with _terminal:
         try:
-            question = _shown(f"allow {what}?{why}")
+            question = _shown(f"allow {what}?{why}{size}")
             sys.stderr.write(f"\ntoolplug policy: {question} [y/N] ")
             sys.stderr.flush()
             line = sys.stdin.readline()

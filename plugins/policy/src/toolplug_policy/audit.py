@@ -1,96 +1,84 @@
-"""The audit log: one JSON line per call, appended by a background thread.
+"""The audit log: two JSON lines per call that runs, one per call refused.
 
-A call only puts its entry on a queue, so a slow or stuck file (a full disk, a network
-mount, a FIFO nobody reads) never holds a call up. One writer thread serves each log
-file, whatever the number of policies writing to it; it wakes at most every
-:data:`BATCH_DELAY` and appends what gathered with one ``write`` to a file opened in
-append mode (whole lines only). A log that cannot be written is reported once,
+Before a call runs, its ``start`` line (the arguments and the decision) is written from
+the call's own thread with one ``write`` to the file, opened in append mode: once the
+tool runs, the line is with the operating system, so a call that kills its host (or a
+host killed during the call) still leaves it. After the call, its ``end`` line (how
+long it took, whether it failed) is only queued; so is the one ``refused`` line of a
+call the policy refused. A log that is not a regular file (a FIFO) gets every line
+through the queue, so that it never holds a call up.
+
+One writer thread serves the queue of each log file, whatever the number of policies
+writing to it; it wakes at most every :data:`BATCH_DELAY` and appends what gathered
+with one ``write`` (whole lines only). A log that cannot be written is reported once,
 as a warning on the ``toolplug`` logger, and the writer keeps trying with later lines.
 What is queued when the interpreter exits is written first (waiting a few seconds at
 most).
 
-Values of arguments whose key looks like a secret (``token``, ``password``,
-``api_key``, ``authorization``...) are written as ``"***"``, at any depth; long strings
-are cut.
+Arguments are masked and cut by :mod:`~toolplug_policy.secrets`. Each entry is one
+line for every reader: the line separators JSON leaves raw (U+2028, U+2029, U+0085) are
+written as ``\\u`` escapes.
 """
 
 from __future__ import annotations
 
 import atexit
 import datetime
+import errno
+import itertools
 import json
 import logging
 import os
 import queue
-import re
+import stat
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from toolplug_policy.secrets import MASK, MAX_STRING, masked
+
+__all__ = [
+    "BATCH_DELAY",
+    "EXIT_WAIT",
+    "MASK",
+    "MAX_STRING",
+    "AuditLog",
+    "audit_log",
+    "entry",
+    "masked",
+]
+
 log = logging.getLogger("toolplug")
 
-#: Keys whose values are not written: matched anywhere in the key, case-insensitively.
-SECRET_KEYS = re.compile(
-    r"token|passw(or)?d|passphrase|secret|api[-_]?key|apikey|authori[sz]ation|auth[-_]?header"
-    r"|credential|private[-_]?key|access[-_]?key|session[-_]?id|cookie|bearer|^pwd$|^auth$",
-    re.IGNORECASE,
-)
-MASK = "***"
-#: The longest string value written whole; longer ones are cut with a note.
-MAX_STRING = 2000
 #: How long interpreter exit waits for a stuck log file.
 EXIT_WAIT = 5.0
 #: How long the writer lets entries gather before it writes them, in seconds.
 BATCH_DELAY = 0.02
 
-
-def masked(value: Any, depth: int = 0) -> Any:
-    """``value`` with secret-looking keys' values masked and long strings cut."""
-    if depth > 50:
-        return "..."
-    if isinstance(value, dict):
-        return {
-            k: MASK if isinstance(k, str) and SECRET_KEYS.search(k) else masked(v, depth + 1)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [masked(v, depth + 1) for v in value]
-    if isinstance(value, str) and len(value) > MAX_STRING:
-        return f"{value[:MAX_STRING]}... ({len(value) - MAX_STRING:,} more characters)"
-    return value
+_calls = itertools.count(1)
 
 
-def entry(
-    *,
-    time: float,
-    tool: str,
-    arguments: Any,
-    decision: str,
-    rules: list[int],
-    duration: float,
-    is_error: bool,
-    approved: bool | None = None,
-    approved_by: str | None = None,
-) -> dict[str, Any]:
+def call_id() -> str:
+    """A new id joining a call's ``start`` and ``end`` lines: unique in the file, even
+    with several processes writing to it (``<pid>-<n>``)."""
+    return f"{os.getpid()}-{next(_calls)}"
+
+
+def entry(*, time: float, phase: str, **fields: Any) -> dict[str, Any]:
     """One line of the log (see docs/safety.md for the fields). ``time`` is a Unix time;
-    ``arguments`` may be the action itself (dumped here, off the call's thread)."""
-    dump = getattr(arguments, "model_dump", None)
-    if dump is not None:
-        arguments = dump(mode="json")
+    ``arguments``, if given, may be the action itself (dumped and masked here)."""
     stamp = datetime.datetime.fromtimestamp(time, datetime.timezone.utc)
-    line: dict[str, Any] = {
-        "time": stamp.isoformat(timespec="milliseconds"),
-        "tool": tool,
-        "arguments": masked(arguments),
-        "decision": decision,
-        "rule": rules,
-        "duration": round(duration, 6),
-        "is_error": is_error,
-    }
-    if approved is not None:
-        line["approved"] = approved
-        line["approved_by"] = approved_by
+    line: dict[str, Any] = {"time": stamp.isoformat(timespec="milliseconds"), "phase": phase}
+    for key, value in fields.items():
+        if value is None and key in ("approved", "approved_by"):
+            continue  # only for an ask
+        if key == "arguments":
+            dump = getattr(value, "model_dump", None)
+            value = masked(dump(mode="json") if dump is not None else value)
+        elif key == "duration":
+            value = round(value, 6)
+        line[key] = value
     return line
 
 
@@ -106,6 +94,11 @@ class AuditLog:
         self.path = path
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._warned = False
+        #: The handle ``write_now`` writes with (``None`` until opened), and whether the
+        #: file is not a regular one, whose lines all go through the queue.
+        self._direct: int | None = None
+        self._queued_only = False
+        self._direct_lock = threading.Lock()
         self._thread = threading.Thread(
             target=self._run, name=f"toolplug-audit:{path.name}", daemon=True
         )
@@ -114,6 +107,32 @@ class AuditLog:
     def write(self, **fields: Any) -> None:
         """Queue one entry (the arguments of :func:`entry`); returns at once."""
         self._queue.put(fields)
+
+    def write_now(self, **fields: Any) -> None:
+        """Write one entry before returning, with one ``write`` to the file, when it is a
+        regular file that can be opened; else queue it as :meth:`write` does."""
+        data = _json_line(entry(**fields)).encode("utf-8")
+        with self._direct_lock:
+            if not self._queued_only:
+                try:
+                    if self._direct is None:
+                        self._direct = _open_regular(self.path)
+                    if self._direct is not None:
+                        os.write(self._direct, data)
+                        return
+                    self._queued_only = True
+                except OSError:
+                    self._close_direct()
+        self._queue.put(data)
+
+    def _close_direct(self) -> None:
+        """Forget the direct handle (after a failure, the next line tries again)."""
+        handle, self._direct = self._direct, None
+        if handle is not None:
+            try:
+                os.close(handle)
+            except OSError:
+                pass
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until everything queued so far is written (or failed); ``False`` on timeout."""
@@ -144,10 +163,13 @@ class AuditLog:
                     data = []
                     item.set()
                     continue
+                if isinstance(item, bytes):  # a line write_now could not write itself
+                    data.append(item)
+                    continue
                 try:
                     data.append(_json_line(entry(**item)).encode("utf-8"))
                 except Exception as exc:  # the writer must outlive any one bad entry
-                    self._warn(exc)
+                    self.warn(exc)
             handle = self._append(handle, data)
         _close(handle)
 
@@ -162,10 +184,11 @@ class AuditLog:
             return handle
         except Exception as exc:
             _close(handle)
-            self._warn(exc)
+            self.warn(exc)
             return None
 
-    def _warn(self, exc: Exception) -> None:
+    def warn(self, exc: Exception) -> None:
+        """Report that the log cannot be written (once per log)."""
         if not self._warned:
             self._warned = True
             log.warning(
@@ -179,6 +202,13 @@ class AuditLog:
         """Write what is queued, then stop the thread (waiting ``timeout`` at most)."""
         self._queue.put(self._STOP)
         self._thread.join(timeout)
+        with self._direct_lock:
+            self._close_direct()
+
+
+#: Characters that JSON leaves raw in a string but that some readers take for a line
+#: break (Python's ``str.splitlines``, JavaScript before ES2019).
+_LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 def _json_line(line: dict[str, Any]) -> str:
@@ -188,8 +218,27 @@ def _json_line(line: dict[str, Any]) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(line, default=str)
+        return json.dumps(line, default=str) + "\n"  # all ASCII: no raw line breaks
+    for char, escaped in _LINE_BREAKS.items():
+        if char in text:  # only inside strings, where the escape means the same
+            text = text.replace(char, escaped)
     return text + "\n"
+
+
+def _open_regular(path: Path) -> int | None:
+    """A handle appending to ``path`` if it is (or is created as) a regular file, else
+    ``None``. Opened without waiting, so a FIFO with no reader is no hold-up."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        handle = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader
+            return None
+        raise
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        return None
+    return handle
 
 
 def _close(handle: Any) -> None:

@@ -5,13 +5,14 @@ A model reads these and adapts, so each says what it can do next.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from toolplug_policy.approval import Answer
 from toolplug_policy.policy import Policy, Verdict
 from toolplug_policy.rules import CallFacts
 
-#: How much of a command or path a message quotes.
+#: How much of a command or path a message to the model quotes (an approver sees it all).
 QUOTED = 200
 
 
@@ -104,11 +105,29 @@ def refusal(
 
 
 def describe_call(tool_name: str, action: Any) -> str:
-    """The call in a few words, for a person asked to approve it."""
+    """The whole call, for a person asked to approve it: the command (or else the path)
+    as written, then every other argument that is not at its default, as JSON. Nothing is
+    cut: an approver must see all of what would run (:mod:`~toolplug_policy.approval`
+    refuses to ask about a call too long to show)."""
     command = getattr(action, "command", None)
-    if isinstance(command, str):
-        return f"{tool_name}: {cut(command)}"
-    path = getattr(action, "path", None)
-    if isinstance(path, str):
-        return f"{tool_name} on {cut(path)}"
-    return tool_name
+    lead = "command" if isinstance(command, str) else "path"
+    head = getattr(action, lead, None)
+    rest = _other_arguments(action, lead if isinstance(head, str) else None)
+    if isinstance(head, str):
+        what = f"{tool_name}: {head}" if lead == "command" else f"{tool_name} on {head}"
+        return f"{what} {rest}" if rest else what
+    return f"{tool_name} {rest}" if rest else tool_name
+
+
+def _other_arguments(action: Any, leaving_out: str | None) -> str:
+    """The arguments besides ``leaving_out`` that differ from their defaults, as JSON."""
+    dump = getattr(action, "model_dump", None)
+    if dump is None:
+        return ""
+    try:
+        data = dump(mode="json", exclude_defaults=True)
+    except (TypeError, ValueError):
+        return repr(action)
+    if leaving_out is not None:
+        data.pop(leaving_out, None)
+    return json.dumps(data) if data else ""

@@ -98,6 +98,36 @@ def resolve(raw: str, workspace: str) -> ResolvedPath:
     return ResolvedPath(real, relative)
 
 
+class Resolver:
+    """Resolves many absolute paths under a few directories (the files a tool reads over
+    a directory) as :func:`resolve` does, resolving each directory once: only a name
+    that is itself a symbolic link is resolved whole."""
+
+    def __init__(self, workspace: str) -> None:
+        self.workspace = workspace
+        self._prefix = workspace.rstrip("/") + "/"
+        self._directories: dict[str, str] = {}
+
+    def __call__(self, path: str) -> ResolvedPath:
+        """Where the absolute ``path`` really points."""
+        head, _, name = path.rpartition("/")
+        if not path.startswith("/") or name in ("", ".", ".."):
+            return resolve(path, self.workspace)
+        real_head = self._directories.get(head)
+        if real_head is None:
+            real_head = self._directories[head] = os.path.realpath(head or "/")
+        real = f"{real_head.rstrip('/')}/{name}"
+        try:
+            if os.path.islink(real):
+                return resolve(real, self.workspace)
+        except ValueError:  # a NUL in the path: no file has that name
+            return ResolvedPath(path, None)
+        if real == self.workspace:
+            return ResolvedPath(real, "")
+        relative = real[len(self._prefix) :] if real.startswith(self._prefix) else None
+        return ResolvedPath(real, relative)
+
+
 def compile_paths(patterns: Sequence[str]) -> PathPatterns:
     """Compile a ``path`` list; raises :class:`GlobError` naming the bad glob."""
     globs = tuple(compile_glob(text) for text in patterns)

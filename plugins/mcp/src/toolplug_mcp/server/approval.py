@@ -6,6 +6,11 @@ an elicitation request (a yes/no form) and runs the tool only on an explicit yes
 client that did not declare the elicitation capability cannot be asked, so the call is
 refused, as it is with no terminal on the command line. The elicitation itself is the
 one every tool's ``ask`` uses (:mod:`~toolplug_mcp.server.relay`).
+
+The question carries the call's arguments whole: a person approving a command must see
+all of it, its end included. A call whose question would be longer than
+:data:`MAX_QUESTION` characters is not asked about: the approver raises
+:class:`QuestionTooLong`, and the policy refuses the call with its message.
 """
 
 from __future__ import annotations
@@ -16,8 +21,12 @@ from typing import Any
 
 from toolplug_mcp.server.relay import can_elicit, elicit, request_context
 
-#: The longest argument text shown in the question.
-MAX_ARGUMENTS_SHOWN = 2000
+#: The longest question put to a client's user, in characters.
+MAX_QUESTION = 100_000
+
+
+class QuestionTooLong(ValueError):
+    """A call too long to show to the person asked; the message says what to do."""
 
 
 def elicit_approval(tool: Any, action: Any, rule: Any) -> bool | Awaitable[bool]:
@@ -30,17 +39,23 @@ def elicit_approval(tool: Any, action: Any, rule: Any) -> bool | Awaitable[bool]
     context = request_context()
     if context is None or not can_elicit(context):  # outside a request, or no way to ask
         return False
-    return _ask(context, question(tool, action, rule))
+    message = question(tool, action, rule)
+    if len(message) > MAX_QUESTION:
+        raise QuestionTooLong(
+            f"the call is {len(message):,} characters long as a question, more than the "
+            f"{MAX_QUESTION:,} the client's user can be shown, so it was not asked about; "
+            "split it into smaller calls"
+        )
+    return _ask(context, message)
 
 
 def question(tool: Any, action: Any, rule: Any) -> str:
-    """What the user reads: the tool, its arguments, and why the policy asks."""
+    """What the user reads: the tool, all of its arguments (as JSON), and why the policy
+    asks."""
     try:
         arguments = json.dumps(action.model_dump(mode="json", exclude_none=True))
     except (TypeError, ValueError):
         arguments = repr(action)
-    if len(arguments) > MAX_ARGUMENTS_SHOWN:
-        arguments = arguments[:MAX_ARGUMENTS_SHOWN] + " ..."
     why = f" The policy asks about it: {rule}." if rule is not None else ""
     return f"Allow the tool '{tool.name}' to run with {arguments}?{why}"
 
