@@ -326,7 +326,9 @@ TOO_LONG = textwrap.dedent(
 
 
 def test_a_call_too_long_to_show_is_refused_unasked(write_policy, workspace: Path) -> None:
-    policy = write_policy(ASKING)
+    # The policy's own reading limit would refuse the command first: raise it, so that
+    # the limit on what a person can be shown is the one that acts.
+    policy = write_policy(ASKING + "\n[limits]\ncommand_chars = 300000\n")
     args = [sys.executable, "-c", TOO_LONG, str(workspace), str(policy)]
     screen, out, _ = _ask_on_a_pty(args, b"y\n", workspace)
     assert "[y/N]" not in screen

@@ -443,3 +443,16 @@ def test_an_echo_rule_lets_nothing_else_through(
     tools = toolset(["bash"], write_policy(ECHO_ONLY))
     refused(tools.call("bash", {"command": script}))
     assert not (workspace / "made").exists()
+
+
+def test_a_refusal_says_why_a_line_that_changes_the_shell_is_not_allowed(
+    toolset, write_policy, workspace: Path
+) -> None:
+    """The model learns what the refused part would change, not only that no rule
+    covers it: the variables a rule's ``env`` does not name, or what a line sets."""
+    tools = toolset(["bash"], write_policy(CODING))
+    text = refused(tools.call("bash", {"command": "GIT_PAGER='touch paged' git status"}))
+    assert "Note: rule 1 (" in text and "(GIT_PAGER)" in text and "env key" in text
+    text = refused(tools.call("bash", {"command": "greeting=hello"}))
+    assert "Note: it only sets variables, and runs no command." in text
+    assert not (workspace / "paged").exists()

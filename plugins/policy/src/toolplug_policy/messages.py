@@ -92,6 +92,8 @@ def refusal(
     else:
         who = "the person at the terminal" if answer.by == "terminal" else "the approver"
         head = f"Refused by the policy: {what} needs approval ({why}), and {who} declined."
+    if verdict.caution is not None:
+        head += f" Note: {verdict.caution}."
     if verdict.others:
         listed = ", ".join(f"`{cut(text, 80)}`" for text in verdict.others[:5])
         more = f" and {len(verdict.others) - 5} more" if len(verdict.others) > 5 else ""
