@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toolplug import Observation, printable
 
-from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.listing import Deadline, SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
     PatternError,
     SplitPattern,
@@ -101,6 +101,8 @@ class GlobExecutor:
 
     def _search(self, action: GlobAction) -> GlobObservation:
         settings = self.settings
+        # One clock for the whole call: every phase below reads it.
+        deadline = Deadline.after(settings.timeout)
         search_dir = self._search_dir(action.path)
         split = split_pattern(self._expand_home(action.pattern))
         regex = compile_glob(split.glob)
@@ -115,21 +117,26 @@ class GlobExecutor:
             include_ignored=settings.include_ignored,
             follow_links=settings.allow_outside_workspace,
             # A directory asked for by name is searched even where a rule above ignores it.
-            ignore_parents=settings.include_ignored or not start_is_named(parent_levels(base)),
+            ignore_parents=settings.include_ignored
+            or not start_is_named(parent_levels(base, deadline)),
             timeout=settings.timeout,
+            deadline=deadline,
             name_glob=name,
             name_regex=compile_glob(name) if name else None,
         )
         # When ripgrep already matched "**/NAME" by NAME exactly, skip matching again.
         by_name = settings.engine.filters_names and split.glob == f"**/{options.name_glob}"
         exact = by_name and not any(char in "[{" for char in split.glob)
-        dated = _Dated(base, None if exact else regex.fullmatch, keep_hidden=hidden)
+        dated = _Dated(
+            base, None if exact else regex.fullmatch, keep_hidden=hidden, deadline=deadline
+        )
         try:
             report = settings.engine.walk(base, options, dated.take)
         finally:
             dated.close()
         if report.keep is not None:
             dated.found = report.keep(dated.found)
+        deadline.check()
         total = len(dated.found)
         if not total:
             return self._nothing(action, search_dir, split, base, report)
@@ -231,8 +238,14 @@ class _Dated:
     """The sink of a walk: keeps the matching paths with their modification times."""
 
     def __init__(
-        self, base: Path, match: Callable[[str], object] | None, *, keep_hidden: bool
+        self,
+        base: Path,
+        match: Callable[[str], object] | None,
+        *,
+        keep_hidden: bool,
+        deadline: Deadline,
     ) -> None:
+        self.deadline = deadline
         self.base_fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
         self.match = match
         self.keep_hidden = keep_hidden
@@ -240,6 +253,7 @@ class _Dated:
 
     def take(self, paths: list[str]) -> None:
         """Match a batch of paths and date the matches (stat only those)."""
+        self.deadline.check()  # a batch is at most one read of ripgrep's output
         match = self.match
         if match is not None:
             paths = [path for path in paths if match(path)]
