@@ -197,6 +197,12 @@ class GrepExecutor:
                 f"The path {quoted(path)} does not exist (looked for {resolved}). Give a file "
                 f"or directory in the workspace, or omit path to search all of it.{hint}"
             )
+        if not (resolved.is_dir() or resolved.is_file()):
+            raise Refused(
+                f"The path {quoted(path)} is not a regular file or a directory (a FIFO, a "
+                "socket or a device), and reading one may never end: grep searches regular "
+                "files only. Give a file or directory, or omit path to search all of it."
+            )
         rel = resolved.relative_to(workspace).as_posix()
         return ("" if rel == "." else rel), resolved.is_file()
 

@@ -1,0 +1,86 @@
+"""What a hostile workspace and pattern do to the grep tool, through the real tool.
+
+Each test builds a real tree (FIFOs, links to devices, a huge single line, names and
+contents holding terminal escapes) and calls the tool as a host would, with each
+engine: nothing may hang, no thread may be left behind, and every answer is a clear
+one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import make_tree
+
+# -- what is not a regular file -------------------------------------------------------
+
+
+def _special_tree(root: Path) -> None:
+    """A text file beside a FIFO, a link to the FIFO and a link to a device."""
+    make_tree(root, {"a.txt": "hello world\n", "sub/b.txt": "hello again\n"})
+    os.mkfifo(root / "pipe")
+    os.mkfifo(root / "sub" / "pipe.txt")
+    (root / "to-pipe").symlink_to(root / "pipe")
+    (root / "zero").symlink_to("/dev/zero")
+
+
+def _threads_settle(count: int) -> int:
+    """The number of live threads once finished calls' threads have ended."""
+    for _ in range(100):
+        if threading.active_count() <= count:
+            break
+        time.sleep(0.05)
+    return threading.active_count()
+
+
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+def test_a_fifo_in_the_workspace_neither_hangs_nor_leaks_a_thread(
+    tmp_path: Path, make_tool, mode: str
+) -> None:
+    # Opening a FIFO waits for a writer that never comes: the portable engine hung
+    # for ever, and a host timeout left its thread blocked, one more per call.
+    _special_tree(tmp_path)
+    tool = make_tool(tmp_path, timeout=20)
+    before = threading.active_count()
+    for _ in range(3):
+        # The host's timeout runs the call in a thread of its own, given up on expiry.
+        observation = tool.call({"pattern": "hello", "output_mode": mode}, timeout=20)
+        assert not observation.is_error, observation.text
+        assert "a.txt" in observation.text and "sub/b.txt" in observation.text
+        assert "pipe" not in observation.text
+    assert _threads_settle(before) == before
+
+
+@pytest.mark.parametrize("path", ["pipe", "to-pipe", "sub/pipe.txt"])
+def test_a_fifo_named_as_the_path_is_refused(tmp_path: Path, make_tool, path: str) -> None:
+    _special_tree(tmp_path)
+    observation = make_tool(tmp_path, timeout=20).call({"pattern": "hello", "path": path})
+    assert observation.is_error
+    assert "not a regular file or a directory" in observation.text
+
+
+def test_a_link_to_a_device_is_not_read(tmp_path: Path, make_tool) -> None:
+    _special_tree(tmp_path)
+    tool = make_tool(tmp_path, timeout=20)
+    found = tool.call(
+        {"pattern": "hello", "include_hidden": True, "output_mode": "files_with_matches"}
+    )
+    assert not found.is_error, found.text
+    assert sorted(found.files) == ["a.txt", "sub/b.txt"]
+    named = tool.call({"pattern": "x", "path": "zero"})
+    assert named.is_error and "outside the workspace" in named.text
+
+
+def test_a_huge_single_line_comes_back_cut(tmp_path: Path, make_tool) -> None:
+    (tmp_path / "one.txt").write_text("x" * 20_000_000 + "needle" + "y" * 1000 + "\n")
+    observation = make_tool(tmp_path, timeout=60).call(
+        {"pattern": "needle", "output_mode": "content"}
+    )
+    assert not observation.is_error, observation.text[:300]
+    [line] = observation.lines
+    assert line.text.endswith("[... line cut]")
+    assert len(observation.text) < 2_000
