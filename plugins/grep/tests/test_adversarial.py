@@ -84,3 +84,39 @@ def test_a_huge_single_line_comes_back_cut(tmp_path: Path, make_tool) -> None:
     [line] = observation.lines
     assert line.text.endswith("[... line cut]")
     assert len(observation.text) < 2_000
+
+
+# -- where an invalid regex goes wrong ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "where"),
+    [
+        # ripgrep parses "(?:PATTERN)": for these its caret pointed into the wrapping,
+        # and the position was dropped.
+        ("foo(", "at character 4"),
+        ("a)b", "at character 2"),
+        ("(a(b", "at character 3"),
+        ("[(]a(", "at character 5"),
+        ("\\(a(", "at character 4"),
+        ("[]()]x)", "at character 7"),
+    ],
+)
+def test_an_unbalanced_group_error_gives_its_position(
+    tmp_path: Path, make_tool, pattern: str, where: str
+) -> None:
+    make_tree(tmp_path, {"a.txt": "foo\n"})
+    observation = make_tool(tmp_path).call({"pattern": pattern})
+    assert observation.is_error
+    assert where in observation.text, observation.text
+
+
+def test_a_regex_that_ends_too_soon_says_so(tmp_path: Path) -> None:
+    from conftest import ENGINES, build
+
+    if "ripgrep" not in ENGINES:
+        pytest.skip("no rg binary")
+    make_tree(tmp_path, {"a.txt": "foo\n"})
+    observation = build(tmp_path, "ripgrep").call({"pattern": "x{"})
+    assert observation.is_error
+    assert "at the end of the pattern (after character 2)" in observation.text
