@@ -417,3 +417,42 @@ def test_a_parent_ignore_files_anchored_rule_below_the_path(tmp_path: Path) -> N
     arguments = {"pattern": "**", "path": "src"}
     assert portable.call(arguments).files == ["src/d.txt"]
     assert fast.call(arguments).files == ["src/d.txt"]
+
+
+# -- control characters in names --------------------------------------------------------
+
+#: Names a terminal would act on: an OSC title, a colour, a reversed extension, a newline.
+HOSTILE_NAMES = [
+    "t\x1b]0;owned\x07.py",
+    "c\x1b[31mred.py",
+    "x\u202eyp.txt.py",
+    "two\nlines.py",
+    "b\x9b2Jell.py",
+]
+
+
+def test_control_characters_in_names_are_escaped_in_the_text(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {name: age for age, name in enumerate(HOSTILE_NAMES)})
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert not observation.is_error, observation.text
+    # The typed field keeps the exact names; the text shows each on one line.
+    assert observation.files == HOSTILE_NAMES
+    for raw in ("\x1b", "\x07", "\u202e", "\x9b"):
+        assert raw not in observation.text
+    lines = observation.text.splitlines()
+    assert lines[1:] == [
+        "t\\x1b]0;owned\\x07.py",
+        "c\\x1b[31mred.py",
+        "x\\u202eyp.txt.py",
+        "two\\nlines.py",
+        "b\\x9b2Jell.py",
+    ]
+
+
+def test_control_characters_in_a_missing_directory_are_escaped(tmp_path: Path, make_tool) -> None:
+    observation = make_tool(tmp_path).call({"pattern": "d\x1b]0;x\x07\u202e/*.py"})
+    assert not observation.is_error, observation.text
+    assert "does not exist" in observation.text
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in observation.text
+    assert "d\\x1b]0;x\\x07\\u202e" in observation.text

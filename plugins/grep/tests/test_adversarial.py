@@ -8,6 +8,7 @@ one.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -120,3 +121,53 @@ def test_a_regex_that_ends_too_soon_says_so(tmp_path: Path) -> None:
     observation = build(tmp_path, "ripgrep").call({"pattern": "x{"})
     assert observation.is_error
     assert "at the end of the pattern (after character 2)" in observation.text
+
+
+# -- control characters in names and contents ----------------------------------------
+
+#: A file whose name and lines hold what a terminal acts on.
+EVIL_NAME = "n\x1b]0;owned\x07\u202eame\n.txt"
+EVIL_LINE = "needle \x1b[2J\x1b]8;;http://x\x1b\\link\x9b1m \u202edrow\tend\rback"
+
+
+def test_control_characters_are_escaped_in_the_text_and_exact_in_the_fields(
+    tmp_path: Path, make_tool
+) -> None:
+    make_tree(tmp_path, {EVIL_NAME: EVIL_LINE + "\n", "plain.txt": "needle\n"})
+    tool = make_tool(tmp_path)
+    lines = tool.call({"pattern": "needle", "output_mode": "content"})
+    files = tool.call({"pattern": "needle", "output_mode": "files_with_matches"})
+    counts = tool.call({"pattern": "needle", "output_mode": "count"})
+    for observation in (lines, files, counts):
+        assert not observation.is_error, observation.text
+        for raw in ("\x1b", "\x07", "\u202e", "\x9b", "\r"):
+            assert raw not in observation.text
+        assert "n\\x1b]0;owned\\x07\\u202eame\\n.txt" in observation.text
+    # One line of text per result: the name's newline does not split it.
+    assert len(lines.text.splitlines()) == 3
+    shown = lines.text.splitlines()[1]
+    assert shown.endswith(":1:" + EVIL_LINE.replace("\x1b", "\\x1b").replace("\x9b", "\\x9b")
+                          .replace("\u202e", "\\u202e").replace("\r", "\\r"))  # fmt: skip
+    assert "\tend" in shown  # a tab in a line is text
+    # The typed fields keep the exact name and line.
+    assert [line.file for line in lines.lines] == [EVIL_NAME, "plain.txt"]
+    assert lines.lines[0].text == EVIL_LINE
+    assert sorted(files.files) == sorted([EVIL_NAME, "plain.txt"])
+    assert sorted(c.file for c in counts.counts) == sorted([EVIL_NAME, "plain.txt"])
+
+
+def test_toolplug_call_prints_no_raw_control_character(tmp_path: Path) -> None:
+    from toolplug.testing import run_toolplug
+
+    make_tree(tmp_path, {EVIL_NAME: EVIL_LINE + "\n"})
+    arguments = '{"pattern": "needle", "output_mode": "content"}'
+    done = run_toolplug("call", "grep", arguments, plugins="grep", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for raw in ("\x1b", "\x07", "\u202e", "\x9b", "\r"):
+        assert raw not in done.stdout
+    typed = run_toolplug("call", "grep", arguments, "--json", plugins="grep", cwd=tmp_path)
+    assert typed.returncode == 0, typed.stderr
+    for raw in ("\x1b", "\x07", "\u202e", "\x9b", "\r"):
+        assert raw not in typed.stdout
+    [line] = json.loads(typed.stdout)["structuredContent"]["lines"]
+    assert (line["file"], line["text"]) == (EVIL_NAME, EVIL_LINE)

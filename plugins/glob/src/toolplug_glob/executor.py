@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolplug import Observation, printable
+from toolplug import Observation, printable, safe_text
 
 from toolplug_glob.listing import Deadline, SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
@@ -94,8 +94,9 @@ class GlobExecutor:
             message = f"The search for {pattern} failed: {exc}"
         if len(message) > MAX_MESSAGE:  # a very long path, echoed by the OS or by us
             message = f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters in all)"
-        # A path in the message may hold a name that is not UTF-8: show its bytes as \xNN.
-        return Observation.error(printable(message))
+        # A path in the message may hold a name that is not UTF-8 (shown as \xNN), or
+        # control characters a terminal would act on (shown as \x1b, \u202e...).
+        return Observation.error(safe_text(message))
 
     # -- steps ---------------------------------------------------------------------
 
@@ -141,8 +142,10 @@ class GlobExecutor:
         if not total:
             return self._nothing(action, search_dir, split, base, report)
         shown = [printable(_display(search_dir, base, path)) for path in dated.newest(limit)]
+        # The text shows each name on one line with its controls escaped; the typed
+        # field keeps the names as they are.
         return GlobObservation.from_text(
-            printable(_report(action.pattern, search_dir, shown, total, report)),
+            _report(action.pattern, search_dir, [_line(path) for path in shown], total, report),
             files=shown,
             total=total,
             truncated=total > len(shown),
@@ -203,11 +206,11 @@ class GlobExecutor:
         base: Path,
         report: WalkReport,
     ) -> GlobObservation:
-        lines = [f"No files match {quoted(action.pattern)} in {search_dir}."]
+        lines = [f"No files match {quoted(action.pattern)} in {_line(search_dir)}."]
         if split.prefix and not base.exists():
-            lines.append(f"The directory '{base}' does not exist.")
+            lines.append(f"The directory '{_line(base)}' does not exist.")
         elif split.prefix and not base.is_dir():
-            lines.append(f"'{base}' is a file, not a directory.")
+            lines.append(f"'{_line(base)}' is a file, not a directory.")
         elif "/" not in action.pattern and "**" not in action.pattern:
             lines.append(
                 f"{quoted(action.pattern)} matches only the top directory's files; "
@@ -225,9 +228,7 @@ class GlobExecutor:
             note = "; ".join(notes)
             lines.append(f"({note[0].upper()}{note[1:]}.)")
         lines.extend(_problem_lines(report))
-        return GlobObservation.from_text(
-            printable("\n".join(lines)), search_dir=printable(str(search_dir))
-        )
+        return GlobObservation.from_text("\n".join(lines), search_dir=printable(str(search_dir)))
 
 
 class _Refused(Exception):
@@ -284,6 +285,11 @@ class _Dated:
         return [path for _, path in heapq.nsmallest(limit, self.found)]
 
 
+def _line(name: str | Path) -> str:
+    """A name or path as the text shows it: one line, no control character raw."""
+    return safe_text(str(name), one_line=True)
+
+
 def _display(search_dir: Path, base: Path, path: str) -> str:
     """A listed path as the model sees it: relative to the search dir when inside it."""
     if base == search_dir:
@@ -297,7 +303,7 @@ def _report(
     pattern: str, search_dir: Path, shown: list[str], total: int, report: WalkReport
 ) -> str:
     noun = "file matches" if total == 1 else "files match"
-    head = f"{total:,} {noun} {quoted(pattern)} in {search_dir}, newest first"
+    head = f"{total:,} {noun} {quoted(pattern)} in {_line(search_dir)}, newest first"
     lines = [f"{head}:" if len(shown) == total else f"{head}; the newest {len(shown):,}:"]
     lines.extend(shown)
     if total > len(shown):
@@ -314,6 +320,6 @@ def _problem_lines(report: WalkReport) -> list[str]:
         return []
     noun = "entry" if report.problems == 1 else "entries"
     lines = [f"({report.problems:,} {noun} could not be read and were skipped, such as:"]
-    lines.extend(f"  {example}" for example in report.examples)
+    lines.extend(f"  {_line(example)}" for example in report.examples)
     lines[-1] += ")"
     return lines
