@@ -131,7 +131,7 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
         files: list[str] = []
         # Each entry may be checked against every ignore rule: a directory of many
         # entries under many rules is slow, so the clock is read along the way.
-        for entry in deadline.checked(entries):
+        for entry in deadline.checked(entries, every=1):
             if not options.include_hidden and entry.name.startswith("."):
                 continue
             child = rel + entry.name
