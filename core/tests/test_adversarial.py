@@ -33,6 +33,7 @@ from toolplug import (
     ToolRegistry,
     Toolset,
     printable,
+    safe_text,
 )
 
 # Deeper than any supported Python parses (3.13 reads 1,000 levels that 3.10 cannot),
@@ -317,6 +318,47 @@ def test_the_cli_prints_lone_surrogates_escaped(shout_site: Path) -> None:
     assert json.loads(out.stdout)["content"][0]["text"] == "X\\ud800"
     unknown = _cli(shout_site, "call", "sh\udcffout", "{}", errors="surrogateescape")
     assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+
+
+# -- control characters: shown escaped, never acted on by a terminal ----------------------
+
+#: What a file name or a file's contents can hold that a terminal acts on.
+HOSTILE = "a\x1b[31mred\x1b]0;title\x07\x1b]8;;http://x\x1b\\\u202etxt.exe\x85\x9b2J\x7f\x00\rZ"
+
+
+def test_safe_text_escapes_every_control_and_keeps_content_lines() -> None:
+    shown = safe_text(HOSTILE + "\n\tnext\r\n")
+    assert shown == (
+        "a\\x1b[31mred\\x1b]0;title\\x07\\x1b]8;;http://x\\x1b\\\\u202etxt.exe"
+        "\\x85\\x9b2J\\x7f\\x00\\rZ\n\tnext\r\n"
+    )
+    for bidi in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        assert safe_text(bidi) == f"\\u{ord(bidi):04x}"
+    # A name is one line: tab, newline and carriage return are escaped too.
+    assert safe_text("a\nb\tc\r\nd", one_line=True) == "a\\nb\\tc\\r\\nd"
+    # Text with nothing to escape comes back as it is; bytes that are not UTF-8 too.
+    assert safe_text("héllo ✓\n\tx") == "héllo ✓\n\tx"
+    assert safe_text("caf\udce9\x1b.txt", one_line=True) == "caf\\xe9\\x1b.txt"
+
+
+def test_safe_text_for_a_terminal_shows_what_a_screen_shows() -> None:
+    printed = "\x1b[1mbold\x1b[0m\r\n10%\r50%\r100%\nab\x08c\x07\n"
+    assert safe_text(printed, terminal=True) == "bold\n100%\nac\n"
+
+
+def test_the_cli_prints_controls_escaped_and_json_keeps_them_exact(shout_site: Path) -> None:
+    arguments = json.dumps({"text": HOSTILE})
+    out = _cli(shout_site, "call", "shout", arguments)
+    assert out.returncode == 0, out.stderr
+    for raw in ("\x1b", "\x07", "\u202e", "\x85", "\x9b", "\x7f", "\r"):
+        assert raw not in out.stdout
+    assert "\\x1b]0;TITLE\\x07" in out.stdout and "\\u202eTXT.EXE" in out.stdout
+    out = _cli(shout_site, "call", "shout", "--json", arguments)
+    assert out.returncode == 0, out.stderr
+    for raw in ("\x1b", "\x07", "\u202e", "\x85", "\x9b", "\x7f", "\r"):
+        assert raw not in out.stdout
+    # JSON's escapes decode to the exact text the tool returned.
+    assert json.loads(out.stdout)["content"][0]["text"] == HOSTILE.upper()
 
 
 # -- dispatch reads any shape or says DispatchError -----------------------------------------

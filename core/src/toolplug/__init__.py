@@ -28,6 +28,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "BlobResourceContents",
         "ContentBlock",
         "printable",
+        "safe_text",
     ),
     "toolplug.definition": ("ToolExecutor", "ToolDefinition", "tool"),
     "toolplug.context": ("ToolContext", "Tool"),
@@ -90,6 +91,7 @@ if TYPE_CHECKING:
         TextContent as TextContent,
         TextResourceContents as TextResourceContents,
         printable as printable,
+        safe_text as safe_text,
     )
     from toolplug.context import Tool as Tool, ToolContext as ToolContext
     from toolplug.definition import (

@@ -457,14 +457,17 @@ def call(
         for tool in created:
             tool.close()
     if as_json:
+        from toolplug._text import json_for_terminal
         from toolplug.formats import default_formats
 
         result = default_formats()["mcp"].render_result(ToolCall("", name), observation)
-        _echo(json.dumps(result, indent=2, ensure_ascii=False))
+        _echo(json_for_terminal(json.dumps(result, indent=2, ensure_ascii=False)))
     else:
+        from toolplug._text import safe_text
         from toolplug.content import block_as_text
 
-        _echo("\n".join(block_as_text(b) for b in observation.llm_content))
+        # A file's name or contents must not drive the terminal: controls shown escaped.
+        _echo(safe_text("\n".join(block_as_text(b) for b in observation.llm_content)))
     sys.exit(_exit_status(observation) if pass_status else int(observation.is_error))
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from toolplug._text import printable as printable
+from toolplug._text import printable as printable, safe_text as safe_text
 
 #: Text that is always valid UTF-8: a lone surrogate (a non-UTF-8 file name, a model's
 #: ``"\ud800"``) is shown escaped by :func:`printable`, so JSON, MCP and terminals take it.

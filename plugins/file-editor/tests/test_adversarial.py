@@ -677,3 +677,49 @@ def test_a_link_put_above_the_workspace_is_not_followed(tmp_path: Path) -> None:
             assert "outside the workspace" in text, (path, text)
     finally:
         tool.close()
+
+
+# -- control characters in names and contents ----------------------------------------
+
+_RAW = ("\x1b", "\x07", "\u202e", "\x9b")
+
+
+def test_view_escapes_control_characters_in_lines(workspace: Path) -> None:
+    # Terminal escapes, an OSC title, 8-bit CSI and a bidi override, in a real file.
+    text = "ok\tline\r\nclear\x1b[2J\x1b]0;owned\x07\nrev \u202eexe.txt\x9b1m\nlone\rcr\n"
+    (workspace / "evil.txt").write_bytes(text.encode())
+    shown = ok(make_editor(workspace).call({"command": "view", "path": "evil.txt"}))
+    for raw in (*_RAW, "\r"):
+        assert raw not in shown
+    assert shown.splitlines() == [
+        "     1\tok\tline",
+        "     2\tclear\\x1b[2J\\x1b]0;owned\\x07",
+        "     3\trev \\u202eexe.txt\\x9b1m",
+        "     4\tlone\\rcr",
+    ]
+    # The file itself is untouched, and an edit matches its real text.
+    editor = make_editor(workspace)
+    done = editor.call(
+        {"command": "str_replace", "path": "evil.txt", "old_str": "\x1b[2J", "new_str": ""}
+    )
+    text_shown = ok(done)
+    assert all(raw not in text_shown for raw in _RAW)
+    assert "\\x1b]0;owned\\x07" in text_shown  # in the snippet and in the diff
+    assert "\x1b]0;owned\x07" in done.diff  # the typed diff keeps the exact text
+    assert b"clear\x1b]0;owned\x07" in (workspace / "evil.txt").read_bytes()
+
+
+def test_a_listing_shows_each_name_on_one_line_escaped(workspace: Path) -> None:
+    names = ["a\x1b]0;owned\x07.txt", "b\u202etxt.exe", "c\nd.txt"]
+    for name in names:
+        (workspace / name).write_text("x\n")
+    shown = ok(make_editor(workspace).call({"command": "view", "path": "."}))
+    for raw in _RAW:
+        assert raw not in shown
+    lines = shown.splitlines()
+    assert len(lines) == 2 + len(names)
+    assert lines[2:] == [
+        f"{lines[1]}a\\x1b]0;owned\\x07.txt",
+        f"{lines[1]}b\\u202etxt.exe",
+        f"{lines[1]}c\\nd.txt",
+    ]

@@ -206,11 +206,12 @@ def test_engines_agree_when_git_exclude_names_the_directory(tmp_path: Path) -> N
         ({"pattern": "~\0x/*.py"}, "NUL"),
         ({"pattern": "*.py", "path": "a" * 100_000}, "characters in all"),
         ({"pattern": "~" + "a" * 100_000 + "/*"}, ""),
-        ({"pattern": "{" * 5000 + "a" + "}" * 5000}, "nest"),
+        ({"pattern": "{" * 4000 + "a" + "}" * 4000}, "nest"),
         ({"pattern": "{" * 5000}, "nest"),
+        ({"pattern": "{" * 5000 + "a" + "}" * 5000}, "at most 10,000"),
         ({"pattern": "[" * 5000}, "never closed"),
         ({"pattern": "**/" * 3000 + "*.py"}, ""),
-        ({"pattern": "a" * 100_000}, ""),
+        ({"pattern": "a" * 100_000}, "at most 10,000"),
     ],
 )
 def test_hostile_patterns_get_a_clear_answer(
@@ -226,8 +227,23 @@ def test_hostile_patterns_get_a_clear_answer(
     observation.text.encode("utf-8")
 
 
+def _brace_list(count: int) -> str:
+    """``**/{m0,m1,...}.py``: one pattern naming ``count`` files."""
+    return "**/{" + ",".join(f"m{i}" for i in range(count)) + "}.py"
+
+
 @needs_rg
-@pytest.mark.parametrize("pattern", ["**/*.py\0", "{" * 5000 + "a" + "}" * 5000])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "**/*.py\0",
+        "{" * 4000 + "a" + "}" * 4000,
+        # Past the OS's limit on one argument of ripgrep's command line (128 kB), and a
+        # minute to compile and match: both engines refuse it the same way, at once.
+        _brace_list(30_000),
+        "*" * 1_000_000,
+    ],
+)
 def test_engines_give_the_same_error(tmp_path: Path, pattern: str) -> None:
     make_tree(tmp_path, {"a.py": 1})
     fast, portable = _both(tmp_path)
@@ -236,7 +252,46 @@ def test_engines_give_the_same_error(tmp_path: Path, pattern: str) -> None:
     assert got_fast.text == got_portable.text
 
 
+@needs_rg
+def test_engines_agree_on_the_longest_pattern_taken(tmp_path: Path) -> None:
+    from toolplug_glob.patterns import MAX_PATTERN
+
+    make_tree(tmp_path, {f"d{i % 7}/m{i}.py": i for i in range(0, 3000, 3)})
+    count = 1
+    while len(_brace_list(count + 1)) <= MAX_PATTERN:
+        count += 1
+    pattern = _brace_list(count)
+    fast, portable = _both(tmp_path)
+    got_fast, got_portable = fast.call({"pattern": pattern}), portable.call({"pattern": pattern})
+    assert not got_fast.is_error, got_fast.text
+    assert got_fast.files == got_portable.files
+    assert got_fast.total == len([i for i in range(0, 3000, 3) if i < count])
+
+
 # -- timeouts from the params and from the host --------------------------------------
+
+
+def _hostile_ignore(directory: Path, rules: int) -> None:
+    """A ``.gitignore`` of ``rules`` rules, each of which a ``.py`` file may meet."""
+    lines = (f"gen{i}/*.py" if i % 2 else f"file{i}.py" for i in range(rules))
+    (directory / ".gitignore").write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("where", ["workspace", "parent"])
+def test_a_huge_ignore_file_cannot_outlast_the_timeout(
+    tmp_path: Path, make_tool, where: str
+) -> None:
+    # ripgrep reads 2,000 rules in a blink, but checking 10,000 files in one directory
+    # against each of them took the tool 15-30 s with timeout=2 (20,000 rules: minutes).
+    # The timeout now bounds every phase: reading rules, walking, re-checking, dating.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for i in range(10_000):
+        (workspace / f"m{i}.py").touch()
+    _hostile_ignore(workspace if where == "workspace" else tmp_path, 2000)
+    observation = make_tool(workspace, timeout=2).call({"pattern": "**/*.py"})
+    assert observation.is_error, observation.text[:300]
+    assert "longer than 2 seconds" in observation.text
 
 
 @pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0, 0.0, 1e300])
@@ -362,3 +417,42 @@ def test_a_parent_ignore_files_anchored_rule_below_the_path(tmp_path: Path) -> N
     arguments = {"pattern": "**", "path": "src"}
     assert portable.call(arguments).files == ["src/d.txt"]
     assert fast.call(arguments).files == ["src/d.txt"]
+
+
+# -- control characters in names --------------------------------------------------------
+
+#: Names a terminal would act on: an OSC title, a colour, a reversed extension, a newline.
+HOSTILE_NAMES = [
+    "t\x1b]0;owned\x07.py",
+    "c\x1b[31mred.py",
+    "x\u202eyp.txt.py",
+    "two\nlines.py",
+    "b\x9b2Jell.py",
+]
+
+
+def test_control_characters_in_names_are_escaped_in_the_text(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {name: age for age, name in enumerate(HOSTILE_NAMES)})
+    observation = make_tool(tmp_path).call({"pattern": "**/*.py"})
+    assert not observation.is_error, observation.text
+    # The typed field keeps the exact names; the text shows each on one line.
+    assert observation.files == HOSTILE_NAMES
+    for raw in ("\x1b", "\x07", "\u202e", "\x9b"):
+        assert raw not in observation.text
+    lines = observation.text.splitlines()
+    assert lines[1:] == [
+        "t\\x1b]0;owned\\x07.py",
+        "c\\x1b[31mred.py",
+        "x\\u202eyp.txt.py",
+        "two\\nlines.py",
+        "b\\x9b2Jell.py",
+    ]
+
+
+def test_control_characters_in_a_missing_directory_are_escaped(tmp_path: Path, make_tool) -> None:
+    observation = make_tool(tmp_path).call({"pattern": "d\x1b]0;x\x07\u202e/*.py"})
+    assert not observation.is_error, observation.text
+    assert "does not exist" in observation.text
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in observation.text
+    assert "d\\x1b]0;x\\x07\\u202e" in observation.text

@@ -10,11 +10,12 @@ host while it runs, at most every half second.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
+
+from toolplug import safe_text
 
 #: What a masked secret reads as.
 MASK = b"********"
@@ -126,17 +127,6 @@ class OutputCapture:
         return bytes(self.head), bytes(self.tail), self.total - len(self.head) - len(self.tail)
 
 
-# CSI (colours, cursor moves), OSC (titles, hyperlinks), and other two-byte escapes.
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-# Control characters a model has no use for (tab and newline are kept).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_BACKSPACE = re.compile(r"[^\n\x08]\x08")
 #: Printable ASCII, tab and newline: output of these bytes only (the common case)
 #: decodes to itself, with nothing for :func:`render` to remove.
 _PLAIN = b"\t\n" + bytes(range(0x20, 0x7F))
@@ -220,8 +210,9 @@ def _utf8_complete(data: bytes) -> int:
 def render(data: bytes) -> str:
     """Terminal output as the text a screen shows: decoded, escapes stripped.
 
-    Invalid UTF-8 becomes U+FFFD; a carriage return rewinds the line (so a progress
-    bar leaves only its last state); backspaces erase; colour and other escape
+    Invalid UTF-8 becomes U+FFFD; then :func:`toolplug.safe_text` (``terminal=True``)
+    does what a screen does: a carriage return rewinds the line (so a progress bar
+    leaves only its last state), backspaces erase, and colour and other escape
     sequences, and stray control characters, are removed.
     """
     if not data.translate(None, _PLAIN):
@@ -229,24 +220,4 @@ def render(data: bytes) -> str:
         # below would change the text. (Deleting the plain bytes is one quick pass in
         # C; a regular expression's scan takes ten times as long.)
         return data.decode("ascii")
-    text = data.decode("utf-8", errors="replace")
-    text = _ESCAPES.sub("", text)
-    text = text.replace("\r\n", "\n")
-    if "\x08" in text:
-        while True:
-            text, count = _BACKSPACE.subn("", text)
-            if not count:
-                break
-    if "\r" in text:
-        text = "\n".join(_last_overwrite(line) for line in text.split("\n"))
-    return _CONTROLS.sub("", text)
-
-
-def _last_overwrite(line: str) -> str:
-    """What remains of a line that carriage returns wrote over."""
-    parts = [p for p in line.split("\r")]
-    # A later, shorter write overwrites only the start of the earlier one.
-    shown = ""
-    for part in parts:
-        shown = part + shown[len(part) :]
-    return shown
+    return safe_text(data.decode("utf-8", errors="replace"), terminal=True)

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolplug import ImageContent, Observation, TextContent, ToolExecutor, printable
+from toolplug import ImageContent, Observation, TextContent, ToolExecutor, printable, safe_text
 
 from toolplug_file_editor import editing, paths, render, textfile, viewing
 from toolplug_file_editor.atomic import write_atomic
@@ -384,7 +384,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         diff = change.diff(self._shown(real), limit)
         message = (
             f"{verb} {action.path}. The lines around the change, numbered as `view` shows "
-            f"them:\n{snippet}\n\nThe change:\n{diff}"
+            f"them:\n{snippet}\n\nThe change:\n{safe_text(diff)}"
         )
         if action.command != "undo_edit":
             message += "\n\nCheck it is what you meant; `undo_edit` reverts it."

@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 import re
 
+from toolplug import safe_text
+
 from toolplug_file_editor.editing import Splice
 
 #: Lines of context shown around an edit in the snippet.
@@ -46,14 +48,19 @@ _columns = _Columns()
 
 
 def numbered(lines: list[str], first: int) -> str:
-    """Lines as ``cat -n`` prints them, numbered from ``first``."""
+    """Lines as ``cat -n`` prints them, numbered from ``first``.
+
+    What a terminal would act on in a line (ESC, a lone carriage return, U+202E...) is
+    shown escaped (:func:`toolplug.safe_text`); tabs are kept.
+    """
     if not lines:
         return ""
     rows = [""] * (2 * len(lines))
     rows[0::2] = _columns(first, len(lines))
     rows[1::2] = lines
     rows[0] = rows[0][1:]  # no newline before the first row
-    return "".join(rows)
+    # One scan of the whole text: the rows' own newlines and tabs are kept.
+    return safe_text("".join(rows))
 
 
 def _window(text: str, start: int, end: int, context: int) -> tuple[int, int]:

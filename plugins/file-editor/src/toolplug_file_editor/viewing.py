@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from toolplug import printable
+from toolplug import safe_text
 
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.textfile import TextFormat, next_fallback
@@ -314,13 +314,15 @@ def count_lines(fd: int) -> int:
 def list_directory(dir_fd: int, shown: str, limit: int) -> str:
     """Files and folders two levels deep in the open folder ``dir_fd``, hidden ones left out.
 
-    Names that are not UTF-8 are shown escaped (:func:`toolplug.printable`).
+    Names are shown one per line, with bytes that are not UTF-8 and control
+    characters escaped (:func:`toolplug.safe_text`).
     """
+    shown = safe_text(shown, one_line=True)
     entries: list[str] = []
     size = 0
     skipped = 0
     for relative, is_dir in _walk(dir_fd, depth=2):
-        entry = f"{shown.rstrip('/')}/{printable(relative)}{'/' if is_dir else ''}"
+        entry = f"{shown.rstrip('/')}/{safe_text(relative, one_line=True)}{'/' if is_dir else ''}"
         if size + len(entry) + 1 > limit:
             skipped += 1
             continue

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolplug import Observation, printable
+from toolplug import Observation, printable, safe_text
 
 from toolplug_glob.hiding import note, unhidden
-from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.listing import Deadline, SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
     PatternError,
     SplitPattern,
@@ -95,13 +95,16 @@ class GlobExecutor:
             message = f"The search for {pattern} failed: {exc}"
         if len(message) > MAX_MESSAGE:  # a very long path, echoed by the OS or by us
             message = f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters in all)"
-        # A path in the message may hold a name that is not UTF-8: show its bytes as \xNN.
-        return Observation.error(printable(message))
+        # A path in the message may hold a name that is not UTF-8 (shown as \xNN), or
+        # control characters a terminal would act on (shown as \x1b, \u202e...).
+        return Observation.error(safe_text(message))
 
     # -- steps ---------------------------------------------------------------------
 
     def _search(self, action: GlobAction) -> GlobObservation:
         settings = self.settings
+        # One clock for the whole call: every phase below reads it.
+        deadline = Deadline.after(settings.timeout)
         search_dir = self._search_dir(action.path)
         split = split_pattern(self._expand_home(action.pattern))
         regex = compile_glob(split.glob)
@@ -116,15 +119,19 @@ class GlobExecutor:
             include_ignored=settings.include_ignored,
             follow_links=settings.allow_outside_workspace,
             # A directory asked for by name is searched even where a rule above ignores it.
-            ignore_parents=settings.include_ignored or not start_is_named(parent_levels(base)),
+            ignore_parents=settings.include_ignored
+            or not start_is_named(parent_levels(base, deadline)),
             timeout=settings.timeout,
+            deadline=deadline,
             name_glob=name,
             name_regex=compile_glob(name) if name else None,
         )
         # When ripgrep already matched "**/NAME" by NAME exactly, skip matching again.
         by_name = settings.engine.filters_names and split.glob == f"**/{options.name_glob}"
         exact = by_name and not any(char in "[{" for char in split.glob)
-        dated = _Dated(base, None if exact else regex.fullmatch, keep_hidden=hidden)
+        dated = _Dated(
+            base, None if exact else regex.fullmatch, keep_hidden=hidden, deadline=deadline
+        )
         try:
             report = settings.engine.walk(base, options, dated.take)
         finally:
@@ -132,15 +139,18 @@ class GlobExecutor:
         if report.keep is not None:
             dated.found = report.keep(dated.found)
         dated.found, hidden_count = unhidden(base, dated.found)  # what a hook (a policy) hid
+        deadline.check()
         total = len(dated.found)
         if not total:
             return self._nothing(action, search_dir, split, base, report, note(hidden_count))
         shown = [printable(_display(search_dir, base, path)) for path in dated.newest(limit)]
-        text = _report(action.pattern, search_dir, shown, total, report)
+        # The text shows each name on one line with its controls escaped; the typed
+        # field keeps the names as they are.
+        text = _report(action.pattern, search_dir, [_line(path) for path in shown], total, report)
         if hidden_count:
             text += f"\n{note(hidden_count)}"
         return GlobObservation.from_text(
-            printable(text),
+            text,
             files=shown,
             total=total,
             truncated=total > len(shown),
@@ -202,13 +212,13 @@ class GlobExecutor:
         report: WalkReport,
         hidden_note: str | None = None,
     ) -> GlobObservation:
-        lines = [f"No files match {quoted(action.pattern)} in {search_dir}."]
+        lines = [f"No files match {quoted(action.pattern)} in {_line(search_dir)}."]
         if hidden_note:
             lines.append(hidden_note)
         if split.prefix and not base.exists():
-            lines.append(f"The directory '{base}' does not exist.")
+            lines.append(f"The directory '{_line(base)}' does not exist.")
         elif split.prefix and not base.is_dir():
-            lines.append(f"'{base}' is a file, not a directory.")
+            lines.append(f"'{_line(base)}' is a file, not a directory.")
         elif "/" not in action.pattern and "**" not in action.pattern:
             lines.append(
                 f"{quoted(action.pattern)} matches only the top directory's files; "
@@ -226,9 +236,7 @@ class GlobExecutor:
             note = "; ".join(notes)
             lines.append(f"({note[0].upper()}{note[1:]}.)")
         lines.extend(_problem_lines(report))
-        return GlobObservation.from_text(
-            printable("\n".join(lines)), search_dir=printable(str(search_dir))
-        )
+        return GlobObservation.from_text("\n".join(lines), search_dir=printable(str(search_dir)))
 
 
 class _Refused(Exception):
@@ -239,8 +247,14 @@ class _Dated:
     """The sink of a walk: keeps the matching paths with their modification times."""
 
     def __init__(
-        self, base: Path, match: Callable[[str], object] | None, *, keep_hidden: bool
+        self,
+        base: Path,
+        match: Callable[[str], object] | None,
+        *,
+        keep_hidden: bool,
+        deadline: Deadline,
     ) -> None:
+        self.deadline = deadline
         self.base_fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
         self.match = match
         self.keep_hidden = keep_hidden
@@ -248,6 +262,7 @@ class _Dated:
 
     def take(self, paths: list[str]) -> None:
         """Match a batch of paths and date the matches (stat only those)."""
+        self.deadline.check()  # a batch is at most one read of ripgrep's output
         match = self.match
         if match is not None:
             paths = [path for path in paths if match(path)]
@@ -278,6 +293,11 @@ class _Dated:
         return [path for _, path in heapq.nsmallest(limit, self.found)]
 
 
+def _line(name: str | Path) -> str:
+    """A name or path as the text shows it: one line, no control character raw."""
+    return safe_text(str(name), one_line=True)
+
+
 def _display(search_dir: Path, base: Path, path: str) -> str:
     """A listed path as the model sees it: relative to the search dir when inside it."""
     if base == search_dir:
@@ -291,7 +311,7 @@ def _report(
     pattern: str, search_dir: Path, shown: list[str], total: int, report: WalkReport
 ) -> str:
     noun = "file matches" if total == 1 else "files match"
-    head = f"{total:,} {noun} {quoted(pattern)} in {search_dir}, newest first"
+    head = f"{total:,} {noun} {quoted(pattern)} in {_line(search_dir)}, newest first"
     lines = [f"{head}:" if len(shown) == total else f"{head}; the newest {len(shown):,}:"]
     lines.extend(shown)
     if total > len(shown):
@@ -308,6 +328,6 @@ def _problem_lines(report: WalkReport) -> list[str]:
         return []
     noun = "entry" if report.problems == 1 else "entries"
     lines = [f"({report.problems:,} {noun} could not be read and were skipped, such as:"]
-    lines.extend(f"  {example}" for example in report.examples)
+    lines.extend(f"  {_line(example)}" for example in report.examples)
     lines[-1] += ")"
     return lines

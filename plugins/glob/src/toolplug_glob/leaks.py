@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toolplug_glob.endings import compatible_endings, ignoring_endings
+from toolplug_glob.listing import Deadline
 from toolplug_glob.walk import IgnoreLevel, is_ignored, parent_levels, read_rules
 
 
@@ -35,6 +36,7 @@ class IgnoredCheck:
         listed_endings: list[str],
         named_directories: re.Pattern[str] | None,
         use_parents: bool = True,
+        deadline: Deadline | None = None,
     ) -> None:
         """``ignore_files`` are those ripgrep listed (relative to ``base``);
         ``listed_endings`` are what every listed file ends with (``[".py"]`` for
@@ -42,14 +44,16 @@ class IgnoredCheck:
         directory named like the whitelist in a path (see
         :func:`~toolplug_glob.patterns.directory_name_finder`), or is None when no
         listed path had one; ``use_parents`` says whether the ignore files above
-        ``base`` apply (as in :attr:`~toolplug_glob.listing.WalkOptions.ignore_parents`).
+        ``base`` apply (as in :attr:`~toolplug_glob.listing.WalkOptions.ignore_parents`);
+        ``deadline`` bounds reading the rules and :meth:`keep` (no bound when None).
         """
+        self.deadline = deadline
         self.name_match = name_match
         self.named_directories = named_directories
-        self.parent_levels = parent_levels(base) if use_parents else []
+        self.parent_levels = parent_levels(base, deadline) if use_parents else []
         self.levels: dict[str, IgnoreLevel] = {}
         for directory in {"", *(f.rpartition("/")[0] for f in ignore_files)}:
-            spec = read_rules(os.path.join(base, directory))
+            spec = read_rules(os.path.join(base, directory), deadline=deadline)
             if spec is not None:
                 strip = f"{directory}/" if directory else ""
                 self.levels[strip] = IgnoreLevel(spec, strip=strip)
@@ -84,7 +88,9 @@ class IgnoredCheck:
                     suspects.append(item)
                 else:
                     clear.append(item)
-        return clear + [item for item in suspects if not self._excluded(item[1])]
+        # Each suspect may meet every rule: a slow loop, so the clock is read along it.
+        checked = self.deadline.checked(suspects, every=1) if self.deadline else suspects
+        return clear + [item for item in checked if not self._excluded(item[1])]
 
     def _excluded(self, path: str) -> bool:
         directory = path.rpartition("/")[0]

@@ -8,8 +8,12 @@ so that its own work overlaps the walk instead of following it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 #: Receives a batch of file paths relative to the walked directory.
 Sink = Callable[[list[str]], None]
@@ -32,11 +36,17 @@ class WalkOptions:
     ignore_parents: bool = True
     #: Seconds before the walk is stopped.
     timeout: float = 60.0
+    #: When the whole call must end; None: ``timeout`` seconds after the walk starts.
+    deadline: Deadline | None = None
     #: A glob every wanted file *name* matches (``*.py``), or None. Only a hint: an
     #: engine may use it to send fewer paths, and the caller still matches each path.
     name_glob: str | None = None
     #: ``name_glob`` compiled with this package's glob rules (set along with it).
     name_regex: re.Pattern[str] | None = None
+
+    def clock(self) -> Deadline:
+        """The deadline of this walk: the call's, or one starting now."""
+        return self.deadline or Deadline.after(self.timeout)
 
 
 @dataclass
@@ -58,3 +68,37 @@ class SearchTimeout(TimeoutError):
     def __init__(self, timeout: float) -> None:
         super().__init__(f"the search took longer than {timeout:g} seconds and was stopped")
         self.timeout = timeout
+
+
+class Deadline:
+    """When a call must end. Every phase that can take long checks it: reading ignore
+    files, the walk, re-checking what ripgrep let through, dating the matches."""
+
+    #: How many items a loop handles between two looks at the clock, by default.
+    EVERY = 64
+
+    def __init__(self, timeout: float, end: float) -> None:
+        self.timeout = timeout
+        self.end = end
+
+    @classmethod
+    def after(cls, timeout: float) -> Deadline:
+        """A deadline ``timeout`` seconds from now."""
+        return cls(timeout, time.monotonic() + timeout)
+
+    def remaining(self) -> float:
+        """Seconds left (negative once passed)."""
+        return self.end - time.monotonic()
+
+    def check(self) -> None:
+        """Raise :class:`SearchTimeout` once the deadline has passed."""
+        if time.monotonic() > self.end:
+            raise SearchTimeout(self.timeout)
+
+    def checked(self, items: Iterable[_T], every: int = EVERY) -> Iterator[_T]:
+        """``items``, with a look at the clock every ``every`` of them (reading the clock
+        costs a tenth of a microsecond: where one item may take long, look at each)."""
+        for count, item in enumerate(items):
+            if count % every == 0:
+                self.check()
+            yield item

@@ -18,6 +18,10 @@ from dataclasses import dataclass
 META = frozenset("*?[{\\")
 #: How deep ``{...}`` groups may nest (the regex engine recurses once per level).
 MAX_NESTING = 32
+#: The longest pattern, in characters. Compiling and matching grow with the size: a
+#: megabyte of ``{a,b,...}`` took a minute, and is past what the OS lets ripgrep's
+#: command line hold. Ten thousand is hundreds of names in one brace group.
+MAX_PATTERN = 10_000
 #: How much of a pattern an error message quotes.
 _QUOTED = 120
 
@@ -53,6 +57,11 @@ def split_pattern(pattern: str) -> SplitPattern:
     """
     if not pattern.strip():
         raise PatternError("the pattern is empty; give one such as '**/*.py'")
+    if len(pattern) > MAX_PATTERN:
+        raise PatternError(
+            f"it is {len(pattern):,} characters long, and a pattern may have at most "
+            f"{MAX_PATTERN:,}; use wildcards ('**/test_*.py') or split it over several calls"
+        )
     if "\0" in pattern:
         raise PatternError("it holds a NUL character, which no file name can; remove it")
     if pattern.endswith("/"):

@@ -31,13 +31,12 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 from typing import IO
 
 from toolplug_glob.endings import glob_name_endings
 from toolplug_glob.leaks import IgnoredCheck
-from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.listing import Deadline, SearchTimeout, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import directory_name_finder
 from toolplug_glob.walk import IGNORE_FILES
 
@@ -111,7 +110,7 @@ def rg_command(rg: str, options: WalkOptions) -> list[str]:
 
 def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     """Send every file below ``base`` that ripgrep keeps to ``sink``, as it is found."""
-    deadline = time.monotonic() + options.timeout
+    deadline = options.clock()
     check = options.name_regex is not None and uses_whitelist(options)
     separator = None
     if check and not options.include_ignored:
@@ -131,7 +130,7 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
     ) as process:
         _widen(process.stdout)
         try:
-            errors = _pump(process, deadline, options.timeout, separator or sink)
+            errors = _pump(process, deadline, separator or sink)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -151,6 +150,7 @@ def walk_rg(rg: str, base: Path, options: WalkOptions, sink: Sink) -> WalkReport
             listed_endings=separator.endings,
             named_directories=separator.named_directories,
             use_parents=options.ignore_parents,
+            deadline=deadline,
         )
         if check_ignored.can_exclude:
             report.keep = check_ignored.keep
@@ -210,7 +210,7 @@ class _Separator:
         self.sink(keep)
 
 
-def _pump(process: subprocess.Popen[bytes], deadline: float, timeout: float, sink: Sink) -> bytes:
+def _pump(process: subprocess.Popen[bytes], deadline: Deadline, sink: Sink) -> bytes:
     """Read ripgrep's output as it comes, until both pipes close; return its errors."""
     assert process.stdout is not None and process.stderr is not None
     out_fd, err_fd = process.stdout.fileno(), process.stderr.fileno()
@@ -220,9 +220,9 @@ def _pump(process: subprocess.Popen[bytes], deadline: float, timeout: float, sin
         selector.register(out_fd, selectors.EVENT_READ)
         selector.register(err_fd, selectors.EVENT_READ)
         while selector.get_map():
-            remaining = deadline - time.monotonic()
+            remaining = deadline.remaining()
             if remaining <= 0:
-                raise SearchTimeout(timeout)
+                raise SearchTimeout(deadline.timeout)
             for key, _ in selector.select(remaining):
                 data = os.read(key.fd, _READ_SIZE)
                 if not data:

@@ -11,14 +11,13 @@ followed, a link back to a directory being walked is reported and not entered.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
 from toolplug_glob.endings import ignoring_endings
-from toolplug_glob.listing import SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.listing import Deadline, Sink, WalkOptions, WalkReport
 
 #: Ignore files read in each directory, lowest precedence first (as in ripgrep).
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
@@ -41,11 +40,14 @@ class IgnoreLevel:
         return self.spec.check_file(key).include
 
 
-def read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec | None:
+def read_rules(
+    directory: str, names: set[str] | None = None, deadline: Deadline | None = None
+) -> GitIgnoreSpec | None:
     """The ignore rules written in one directory, or None when it has none.
 
     ``names``, when given, are the directory's entries: files not among them are not
-    tried.
+    tried. Compiling a rule costs a regular expression: a hostile ignore file of many
+    thousands of rules takes seconds, so the ``deadline`` is checked as they compile.
     """
     candidates = [os.path.join(".git", "info", "exclude"), *IGNORE_FILES]
     lines: list[str] = []
@@ -57,14 +59,16 @@ def read_rules(directory: str, names: set[str] | None = None) -> GitIgnoreSpec |
                 lines.extend(f.read().splitlines())
         except OSError:
             continue
-    return GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    return GitIgnoreSpec.from_lines(deadline.checked(lines) if deadline else lines)
 
 
-def parent_levels(base: Path) -> list[IgnoreLevel]:
+def parent_levels(base: Path, deadline: Deadline | None = None) -> list[IgnoreLevel]:
     """The ignore rules of every directory above ``base``, outermost first."""
     levels: list[IgnoreLevel] = []
     for parent in reversed(base.parents):
-        spec = read_rules(str(parent))
+        spec = read_rules(str(parent), deadline=deadline)
         if spec is not None:
             levels.append(IgnoreLevel(spec, prepend=base.relative_to(parent).as_posix() + "/"))
     return levels
@@ -100,19 +104,18 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
 
     Paths are relative to ``base``; each directory's files go in one batch.
     """
-    deadline = time.monotonic() + options.timeout
+    deadline = options.clock()
     use_ignores = not options.include_ignored
     problems: list[str] = []
     root = os.stat(base)
-    levels = parent_levels(base) if use_ignores and options.ignore_parents else []
+    levels = parent_levels(base, deadline) if use_ignores and options.ignore_parents else []
     endings = tuple(ignoring_endings(level.spec for level in levels))
     # Each entry: directory, its path relative to base ("" or "a/b/"), the ignore levels
     # in force there, the endings of their file rules, and the (device, inode) of it
     # and its ancestors (loop detection).
     stack = [(str(base), "", levels, endings, frozenset({(root.st_dev, root.st_ino)}))]
     while stack:
-        if time.monotonic() > deadline:
-            raise SearchTimeout(options.timeout)
+        deadline.check()
         directory, rel, levels, endings, ancestors = stack.pop()
         try:
             with os.scandir(directory) as scan:
@@ -121,12 +124,14 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
             problems.append(f"{rel.rstrip('/') or '.'}: {exc.strerror or exc}")
             continue
         if use_ignores:
-            spec = read_rules(directory, {e.name for e in entries})
+            spec = read_rules(directory, {e.name for e in entries}, deadline)
             if spec is not None:
                 levels = [*levels, IgnoreLevel(spec, strip=rel)]
                 endings = tuple(ignoring_endings(level.spec for level in levels))
         files: list[str] = []
-        for entry in entries:
+        # Each entry may be checked against every ignore rule: a directory of many
+        # entries under many rules is slow, so the clock is read along the way.
+        for entry in deadline.checked(entries, every=1):
             if not options.include_hidden and entry.name.startswith("."):
                 continue
             child = rel + entry.name

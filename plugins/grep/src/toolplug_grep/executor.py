@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toolplug import Observation, printable
+from toolplug import Observation, printable, safe_text
 
 from toolplug_grep import portable, ripgrep
 from toolplug_grep.globs import FILE_TYPES, compile_glob
@@ -111,7 +111,8 @@ class GrepExecutor:
             message = f"The search for {pattern} failed: {exc}"
         if len(message) > MAX_MESSAGE:
             message = f"{message[:MAX_MESSAGE]}... (cut: {len(message):,} characters in all)"
-        return Observation.error(printable(message))
+        # A path in the message may hold control characters: shown escaped (\x1b...).
+        return Observation.error(safe_text(message))
 
     # -- steps ---------------------------------------------------------------------
 
@@ -119,7 +120,8 @@ class GrepExecutor:
         query, where = self._query(action)
         limit = action.limit or self.settings.default_limit
         if query.target_is_file and _is_binary(query.workspace / query.target):
-            text = f"{query.target} is a binary file (it holds a NUL byte); it was not searched."
+            name = _line(query.target)
+            text = f"{name} is a binary file (it holds a NUL byte); it was not searched."
             return GrepObservation.from_text(
                 printable(text),
                 mode=action.output_mode,
@@ -174,7 +176,7 @@ class GrepExecutor:
             before=action.before if action.before is not None else context,
             after=action.after if action.after is not None else context,
             timeout=self.settings.timeout,
-        ), target or "the workspace"
+        ), _line(target) if target else "the workspace"
 
     def _target(self, path: str | None) -> tuple[str, bool]:
         """The searched path relative to the workspace ("" for all), and if it is a file."""
@@ -199,6 +201,12 @@ class GrepExecutor:
             raise Refused(
                 f"The path {quoted(path)} does not exist (looked for {resolved}). Give a file "
                 f"or directory in the workspace, or omit path to search all of it.{hint}"
+            )
+        if not (resolved.is_dir() or resolved.is_file()):
+            raise Refused(
+                f"The path {quoted(path)} is not a regular file or a directory (a FIFO, a "
+                "socket or a device), and reading one may never end: grep searches regular "
+                "files only. Give a file or directory, or omit path to search all of it."
             )
         rel = resolved.relative_to(workspace).as_posix()
         return ("" if rel == "." else rel), resolved.is_file()
@@ -334,7 +342,7 @@ class _Page:
             lines.append(
                 f"({problems.count:,} {noun} could not be read and {verb} skipped, such as:"
             )
-            lines.extend(f"  {printable(example)}" for example in problems.examples)
+            lines.extend(f"  {_line(example)}" for example in problems.examples)
             lines[-1] += ")"
         fields: dict[str, Any] = {
             "mode": action.output_mode,
@@ -359,7 +367,7 @@ class _Page:
             )
             return [
                 f"{total:,} {noun} {pattern} in {self.where}, newest first{span}:",
-                *self.files_shown,
+                *map(_line, self.files_shown),
             ]
         if self.counts_shown:
             total = self.total or 0
@@ -369,7 +377,7 @@ class _Page:
             return [
                 f"{head} for {pattern} in {total:,} {'file' if total == 1 else 'files'} "
                 f"in {self.where}, by path:",
-                *(f"{item.file}:{item.count}" for item in self.counts_shown),
+                *(f"{_line(item.file)}:{item.count}" for item in self.counts_shown),
             ]
         if not self.lines_shown:
             return []
@@ -385,7 +393,9 @@ class _Page:
             ):
                 out.append("--")
             mark = ":" if line.is_match else "-"
-            out.append(f"{line.file}{mark}{line.line}{mark}{line.text}")
+            # The typed fields keep the name and the line as they are; the text shows
+            # them with what a terminal would act on escaped (ESC, U+202E...).
+            out.append(f"{_line(line.file)}{mark}{line.line}{mark}{safe_text(line.text)}")
             previous = line
         return out
 
@@ -405,6 +415,11 @@ class _Page:
         if named:
             text += f" Only files passing {named} were searched."
         return f"{text} {skipped}".rstrip()
+
+
+def _line(name: str) -> str:
+    """A name or path as the text shows it: one line, no control character raw."""
+    return safe_text(name, one_line=True)
 
 
 def quoted(text: str) -> str:

@@ -3,10 +3,12 @@ and Python's ``re``, for when no ``rg`` is found. Slower, same results.
 
 The walk keeps what ripgrep keeps: ignore files apply in the searched directory, below
 it and above it; hidden entries are skipped unless asked for; symbolic links are
-neither followed nor searched; a file with a NUL byte in its first 64 KiB is binary
-and skipped (ripgrep stops at the first NUL: text after one is not searched either).
-Files come in ripgrep's ``--sort=path`` order. Patterns use Python's regex syntax,
-which agrees with ripgrep's on the common constructs.
+neither followed nor searched; what is not a regular file (a FIFO, a socket, a
+device) is skipped, as ripgrep skips it, since reading one can block for ever; a file
+with a NUL byte in its first 64 KiB is binary and skipped (ripgrep stops at the first
+NUL: text after one is not searched either). Files come in ripgrep's ``--sort=path``
+order. Patterns use Python's regex syntax, which agrees with ripgrep's on the common
+constructs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 import time
 from collections.abc import Generator, Iterator
 
@@ -108,10 +111,11 @@ def _texts(query: Query, problems: Problems) -> Iterator[tuple[str, str]]:
         if time.monotonic() > deadline:
             raise SearchTimeout(query.timeout)
         try:
-            with open(query.workspace / path, "rb") as f:
-                data = f.read()
+            data = _read_regular(query.workspace / path)
         except OSError as exc:
             problems.add(f"{path}: {exc.strerror or exc}")
+            continue
+        if data is None:  # a FIFO or a device put in place of a file since the walk
             continue
         nul = data.find(b"\0")
         if 0 <= nul < BINARY_WINDOW:
@@ -119,6 +123,19 @@ def _texts(query: Query, problems: Problems) -> Iterator[tuple[str, str]]:
         if nul >= 0:  # ripgrep stops at a NUL: keep the lines before it
             data = data[: data.rfind(b"\n", 0, nul) + 1]
         yield path, data.decode("utf-8", errors="replace")
+
+
+def _read_regular(path: os.PathLike[str]) -> bytes | None:
+    """The bytes of ``path``, or None when it is not a regular file.
+
+    Opened without blocking and checked on the open descriptor: opening a FIFO for
+    reading waits for a writer, and reading a device may never end.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read()
 
 
 def walk(query: Query, problems: Problems) -> Iterator[str]:
@@ -162,6 +179,8 @@ def _walk_dir(
             if entry.is_symlink():
                 continue
             is_dir = entry.is_dir()
+            if not is_dir and not entry.is_file():  # a FIFO, a socket, a device
+                continue
         except OSError as exc:
             problems.add(f"{child}: {exc.strerror or exc}")
             continue

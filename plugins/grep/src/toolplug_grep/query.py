@@ -107,6 +107,55 @@ class PatternError(ValueError):
     """A pattern (or glob, or type) that cannot be searched; the message says why."""
 
 
+def group_fault(pattern: str) -> int | None:
+    """Where a regex's parentheses do not pair up: the index of the first ``)`` that
+    closes nothing, else of the innermost ``(`` left open; None when they pair up.
+
+    Escapes and character classes (nested ones too, as ripgrep has them) are skipped.
+    ripgrep wraps a pattern as ``(?:PATTERN)`` before parsing it, so its own caret
+    for such a fault may point into the wrapping instead of the pattern.
+    """
+    opened: list[int] = []
+    pos, depth = 0, 0  # depth: of [...] classes
+    while pos < len(pattern):
+        char = pattern[pos]
+        if char == "\\":
+            pos += 2
+            continue
+        if depth:
+            if pattern.startswith("[:", pos) and ":]" in pattern[pos + 2 :]:
+                pos = pattern.index(":]", pos + 2) + 2
+                continue
+            if char == "[":
+                depth += 1
+                pos = _class_body(pattern, pos)
+                continue
+            if char == "]":
+                depth -= 1
+        elif char == "[":
+            depth = 1
+            pos = _class_body(pattern, pos)
+            continue
+        elif char == "(":
+            opened.append(pos)
+        elif char == ")":
+            if not opened:
+                return pos
+            opened.pop()
+        pos += 1
+    return opened[-1] if opened else None
+
+
+def _class_body(pattern: str, start: int) -> int:
+    """Past a class's ``[``, its ``^`` and a leading ``]`` (a member, not the end)."""
+    pos = start + 1
+    if pattern.startswith("^", pos):
+        pos += 1
+    if pattern.startswith("]", pos):
+        pos += 1
+    return pos
+
+
 def cut_line(text: str) -> str:
     """A line as shown: without a trailing ``\\r``, cut to :data:`MAX_LINE` characters."""
     text = text.removesuffix("\r")

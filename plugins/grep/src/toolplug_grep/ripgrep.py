@@ -35,6 +35,7 @@ from toolplug_grep.query import (
     Problems,
     Query,
     SearchTimeout,
+    group_fault,
 )
 from toolplug_grep.rules import Level, ParentScreen, parent_levels
 
@@ -263,10 +264,17 @@ def _regex_error(errors: str, pattern: str) -> str:
         reason = " ".join(line.removeprefix("rg: ").strip() for line in lines)
     if "exceeds size limit" in reason:
         reason = f"it is too large once compiled ({reason}); use fewer or smaller repetitions"
+    if reason in ("unclosed group", "unopened group"):
+        # The caret may point at the "(?:" ripgrep wrapped the pattern in ("foo(").
+        fault = group_fault(pattern)
+        if fault is not None:
+            return f"{reason}, at character {fault + 1}"
     for shown, carets in itertools.pairwise(lines):
         wrapped = shown.find("(?:")
         if wrapped >= 0 and "^" in carets and not carets.replace("^", "").strip():
             column = carets.index("^") - wrapped - 3
-            if 0 <= column < len(pattern):  # else the fault is in the wrapping group
+            if 0 <= column < len(pattern):
                 return f"{reason}, at character {column + 1}"
+            if column == len(pattern):  # the wrapping's ")": the pattern ended too soon
+                return f"{reason}, at the end of the pattern (after character {column})"
     return reason
