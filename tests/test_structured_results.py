@@ -20,11 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("pydantic_ai", reason="the structured-results tests drive pydantic-ai")
-
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -33,7 +30,7 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 #: One tool call each: (tool, arguments, texts the model must be given back).
 CALLS: list[tuple[str, dict[str, Any], list[str]]] = [
@@ -64,7 +61,7 @@ CALLS: list[tuple[str, dict[str, Any], list[str]]] = [
         ["     2\tthird", "+third"],
     ),
     ("file_editor", {"command": "undo_edit", "path": "new.txt"}, ["new.txt"]),
-    ("bash", {"command": "echo bash-said-$((40 + 2)); exit 3"}, ["bash-said-42", "Exit code 3"]),
+    ("bash", {"command": "echo bash-said-$((40 + 2)); (exit 3)"}, ["bash-said-42", "Exit code 3"]),
     ("bash", {"command": "cat new.txt"}, ["second", "Exit code 0"]),
     ("glob", {"pattern": "**/*.py"}, ["src/app.py", "1 file"]),
     ("grep", {"pattern": "alpha-marker"}, ["src/app.py", "1 file"]),
