@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -138,7 +139,17 @@ class Observation(BaseModel):
         data = self._typed_fields()
         if data is None:
             return None
-        return {TEXT_KEY: printable(self.text), **data}
+        rendering = _RENDERING.get()
+        if id(self) in rendering:
+            # An llm_content override that renders structured_content(): it gets the
+            # fields alone, and the text it makes is then added to them.
+            return data
+        token = _RENDERING.set(rendering | {id(self)})
+        try:
+            text = self.text
+        finally:
+            _RENDERING.reset(token)
+        return {TEXT_KEY: printable(text), **data}
 
     @classmethod
     def output_schema(cls) -> dict[str, Any] | None:
@@ -165,6 +176,9 @@ class Observation(BaseModel):
 #: The ``structuredContent`` key that holds the text the model reads (see
 #: :meth:`Observation.structured_content`).
 TEXT_KEY = "text"
+#: The observations (by id) whose text :meth:`Observation.structured_content` is
+#: rendering in this thread or task.
+_RENDERING: ContextVar[frozenset[int]] = ContextVar("toolplug_rendering", default=frozenset())
 _TEXT_SCHEMA = {
     "type": "string",
     "description": "What the model reads: the text of the result's content blocks.",
