@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastmcp.client.transports import StdioTransport
 from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -105,21 +107,13 @@ def scripted_model(calls: list[tuple[str, dict[str, Any]]], seen: list[Any]) -> 
     return FunctionModel(respond)
 
 
-def served_toolset(workspace: Path) -> Any:
+def served_toolset(workspace: Path) -> MCPToolset[None]:
     """pydantic-ai's MCP client for ``toolplug mcp serve`` (stdio) in ``workspace``."""
     toolplug = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
     args = ["mcp", "serve", "--workspace", str(workspace)]
     env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
-    try:  # pydantic-ai 2.x: one class over fastmcp's client
-        from fastmcp.client.transports import StdioTransport
-        from pydantic_ai.mcp import MCPToolset
-
-        transport = StdioTransport(toolplug, args, env=env, cwd=str(workspace), keep_alive=False)
-        return MCPToolset(transport, init_timeout=60, read_timeout=60)
-    except ImportError:  # pydantic-ai 1.x
-        from pydantic_ai.mcp import MCPServerStdio
-
-        return MCPServerStdio(toolplug, args, env=env, cwd=workspace, timeout=60)
+    transport = StdioTransport(toolplug, args, env=env, cwd=str(workspace), keep_alive=False)
+    return MCPToolset(transport, init_timeout=60, read_timeout=60)
 
 
 @pytest.fixture
