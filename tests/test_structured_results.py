@@ -5,8 +5,9 @@ pydantic-ai, openai-agents (``use_structured_content=True``) and smolagents
 of its text blocks. These tests serve the built-in tools with a real ``toolplug mcp
 serve`` subprocess (stdio) and call each one through pydantic-ai's own MCP client, with
 a ``FunctionModel`` as the model: it calls the tools one by one and keeps every tool
-return it is given. Each return must hold the text the tool wrote for the model: the
-file's lines, the command's output, the matches, the thought and the message.
+return it is given; and through openai-agents' own step from an MCP result to the
+model's tool output. Each must hold the text the tool wrote for the model: the file's
+lines, the command's output, the matches, the thought and the message.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agents import RunContextWrapper
+from agents.mcp import MCPServerStdio, MCPUtil
 from fastmcp.client.transports import StdioTransport
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
@@ -107,11 +110,16 @@ def scripted_model(calls: list[tuple[str, dict[str, Any]]], seen: list[Any]) -> 
     return FunctionModel(respond)
 
 
-def served_toolset(workspace: Path) -> MCPToolset[None]:
-    """pydantic-ai's MCP client for ``toolplug mcp serve`` (stdio) in ``workspace``."""
+def serve_command(workspace: Path) -> tuple[str, list[str], dict[str, str]]:
+    """``toolplug mcp serve`` (stdio) in ``workspace``: the command, its args, its env."""
     toolplug = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
-    args = ["mcp", "serve", "--workspace", str(workspace)]
     env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    return toolplug, ["mcp", "serve", "--workspace", str(workspace)], env
+
+
+def served_toolset(workspace: Path) -> MCPToolset[None]:
+    """pydantic-ai's MCP client for ``toolplug mcp serve`` in ``workspace``."""
+    toolplug, args, env = serve_command(workspace)
     transport = StdioTransport(toolplug, args, env=env, cwd=str(workspace), keep_alive=False)
     return MCPToolset(transport, init_timeout=60, read_timeout=60)
 
@@ -143,4 +151,30 @@ async def test_pydantic_ai_gives_the_model_what_every_built_in_tool_wrote(
             for text in expected
             if not any(text in s for s in given)
         ]
+    assert not missing, "\n".join(missing)
+
+
+async def test_openai_agents_with_structured_content_gives_the_model_what_they_wrote(
+    workspace: Path,
+) -> None:
+    # openai-agents' own step from an MCP result to the model's tool output: with
+    # use_structured_content=True it is the JSON of structuredContent alone.
+    toolplug, args, env = serve_command(workspace)
+    params = {"command": toolplug, "args": args, "env": env, "cwd": str(workspace)}
+    missing = []
+    async with MCPServerStdio(
+        params, use_structured_content=True, client_session_timeout_seconds=60
+    ) as server:
+        tools = {tool.name: tool for tool in await server.list_tools()}
+        for name, arguments, expected in CALLS:
+            output = await MCPUtil.invoke_mcp_tool(
+                server, tools[name], RunContextWrapper(None), json.dumps(arguments)
+            )
+            assert isinstance(output, str), f"{name} {arguments}: {output!r}"
+            given = list(strings_in(json.loads(output)))
+            missing += [
+                f"{name} {arguments}: not given {text!r}; it got {output}"
+                for text in expected
+                if not any(text in s for s in given)
+            ]
     assert not missing, "\n".join(missing)
