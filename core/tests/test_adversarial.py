@@ -658,3 +658,33 @@ def test_a_toolset_under_writers_and_readers_in_many_threads_stays_whole() -> No
     assert len(toolset) == 120
     assert toolset.find("also99") is toolset["grown99"]
     toolset.close()
+
+
+class _Rendered(Observation):
+    """An observation whose llm_content renders its own structured content."""
+
+    count: int = Field(description="A count.")
+
+    @property
+    def llm_content(self) -> list[TextContent]:
+        data = self.structured_content() or {}
+        return [TextContent(text=f"count is {data.get('count')}")]
+
+
+def test_an_llm_content_that_renders_structured_content_does_not_recurse() -> None:
+    # structured_content() reads the text, which this override makes from
+    # structured_content(): the inner call gets the fields alone.
+    from toolplug.formats import render
+
+    observation = _Rendered(count=3)
+    assert observation.structured_content() == {"text": "count is 3", "count": 3}
+    assert render(observation, "mcp")["content"] == [{"type": "text", "text": "count is 3"}]
+
+
+def test_structured_content_is_right_in_threads_at_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    observations = [_Rendered(count=i) for i in range(200)]
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda o: o.structured_content(), observations))
+    assert results == [{"text": f"count is {i}", "count": i} for i in range(200)]

@@ -128,3 +128,72 @@ def test_the_missing_required_field_is_named_in_the_error(pytester: pytest.Pytes
     result = run_suite(pytester, FINE, PREPARE)
 
     result.stdout.fnmatch_lines(["*test_a_missing_required_field_is_named PASSED*"])
+
+
+# A tool with typed fields whose text says more than they do. {override} may replace
+# the core's structured_content with one that leaves the text out.
+SHOUT = '''
+from pydantic import Field
+from toolplug import Observation, hookimpl, tool
+
+
+class ShoutObservation(Observation):
+    """What shout did."""
+
+    length: int = Field(description="How many characters were shouted.")
+{override}
+
+@tool
+def shout(words: str) -> ShoutObservation:
+    """Shout the words back.
+
+    Args:
+        words: What to shout.
+    """
+    return ShoutObservation.from_text(words.upper() + "!", length=len(words))
+
+
+@hookimpl
+def register_tools(register):
+    register(shout)
+'''
+
+# What structuredContent was before the text went into it: the typed fields only.
+FIELDS_ONLY = """
+    def structured_content(self):
+        return None if self.is_error else {"length": self.length}
+"""
+
+SHOUT_CONFORMANCE = """
+import shout_plugin
+from toolplug.testing import ToolConformance
+
+
+class TestShout(ToolConformance):
+    plugin = shout_plugin
+    tool_name = "shout"
+    valid_arguments = {"words": "hello"}
+"""
+
+
+def run_shout_suite(pytester: pytest.Pytester, override: str) -> pytest.RunResult:
+    pytester.makepyfile(shout_plugin=SHOUT.format(override=override))
+    pytester.makepyfile(test_shout=SHOUT_CONFORMANCE)
+    pytester.syspathinsert()
+    return pytester.runpytest_subprocess("-v", "-rs", "-p", "no:cacheprovider")
+
+
+def test_typed_fields_carry_the_text_and_pass(pytester: pytest.Pytester) -> None:
+    result = run_shout_suite(pytester, "")
+
+    result.stdout.fnmatch_lines(["*test_valid_call PASSED*"])
+    result.assert_outcomes(passed=7, skipped=2)
+
+
+def test_structured_content_without_the_text_fails_the_suite(pytester: pytest.Pytester) -> None:
+    result = run_shout_suite(pytester, FIELDS_ONLY)
+
+    result.assert_outcomes(passed=6, failed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        ["*test_valid_call FAILED*", "*structuredContent leaves out the text*HELLO!*"]
+    )

@@ -110,8 +110,14 @@ def test_mcp_export_carries_title_annotations_and_output_schema(echo_tool: ToolD
     assert parsed.output_schema == {
         "type": "object",
         "additionalProperties": False,
-        "properties": {"echoed": {"type": "string", "description": "The echoed text."}},
-        "required": ["echoed"],
+        "properties": {
+            "text": {
+                "type": "string",
+                "description": "What the model reads: the text of the result's content blocks.",
+            },
+            "echoed": {"type": "string", "description": "The echoed text."},
+        },
+        "required": ["text", "echoed"],
     }
     rich = mcp.types.Tool.model_validate(export_tool(RICH, "mcp"))
     assert rich.title == "Rich tool"

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
 import base64
+import json
+from typing import Any
 
+import jsonschema
+import pytest
 from core_test_tools import EchoObservation
 from toolplug import (
     AudioContent,
@@ -13,7 +17,7 @@ from toolplug import (
     TextResourceContents,
 )
 from toolplug.formats import render
-from toolplug.testing import validate_observation_exports
+from toolplug.testing import check_structured_content, validate_observation_exports
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -32,19 +36,68 @@ def test_text_joins_text_blocks_only() -> None:
 
 
 def test_typed_fields_are_structured_content_and_output_schema() -> None:
-    obs = EchoObservation.from_text("hihi", echoed="hihi")
-    assert obs.structured_content() == {"echoed": "hihi"}
+    obs = EchoObservation.from_text("You said: hihi", echoed="hihi")
+    assert obs.structured_content() == {"text": "You said: hihi", "echoed": "hihi"}
     schema = EchoObservation.output_schema()
     assert schema is not None
-    assert set(schema["properties"]) == {"echoed"}
-    assert schema["required"] == ["echoed"]
+    assert set(schema["properties"]) == {"text", "echoed"}
+    assert schema["required"] == ["text", "echoed"]
     assert "$defs" not in schema  # content block definitions are not part of it
     assert Observation.output_schema() is None
+
+
+def test_structured_content_carries_the_text_the_model_reads() -> None:
+    # Hosts that prefer structuredContent (pydantic-ai, openai-agents, smolagents) show
+    # the model that instead of the blocks: the text must be in it, images aside.
+    obs = EchoObservation(
+        content=[
+            TextContent(text="line one"),
+            ImageContent.from_bytes(PNG, "image/png"),
+            TextContent(text="line two"),
+        ],
+        echoed="x",
+    )
+    structured = obs.structured_content()
+    assert structured is not None
+    assert structured["text"] == obs.text == "line one\nline two"
+    jsonschema.validate(structured, EchoObservation.output_schema())
+    check_structured_content(obs, EchoObservation.output_schema())
+
+
+def test_the_text_key_is_escaped_like_the_fields() -> None:
+    obs = EchoObservation.from_text("bad \ud800 text", echoed="bad \udc80")
+    structured = obs.structured_content()
+    assert structured is not None
+    assert structured["text"] == obs.text == "bad \\ud800 text"
+    json.dumps(structured, ensure_ascii=False).encode("utf-8")  # no lone surrogate left
 
 
 def test_to_llm_content_falls_back_to_fields_as_json() -> None:
     obs = EchoObservation(echoed="x")
     assert obs.text == '{"echoed": "x"}'
+    assert obs.structured_content() == {"text": '{"echoed": "x"}', "echoed": "x"}
+
+
+class _FieldsOnly(EchoObservation):
+    def structured_content(self) -> dict[str, Any] | None:
+        return {"echoed": self.echoed}
+
+
+def test_the_check_refuses_structured_content_without_the_text() -> None:
+    obs = _FieldsOnly.from_text("the file's lines", echoed="x")
+    with pytest.raises(AssertionError, match="leaves out the text"):
+        check_structured_content(obs)
+    # a text that is the JSON of the structured content (fastmcp's way) is carried
+    check_structured_content(_FieldsOnly.from_text('{"echoed": "x"}', echoed="x"))
+
+
+def test_the_check_holds_results_to_the_output_schema() -> None:
+    schema = EchoObservation.output_schema()
+    with pytest.raises(AssertionError, match="needs structuredContent"):
+        check_structured_content(Observation.from_text("no fields"), schema)
+    with pytest.raises(AssertionError, match="does not match the outputSchema"):
+        check_structured_content(_FieldsOnly.from_text("x", echoed="x"), schema)
+    check_structured_content(Observation.error("failed"), schema)  # errors carry none
 
 
 def test_error_observation_has_no_structured_content() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -70,7 +71,8 @@ class Observation(BaseModel):
 
     ``content`` holds MCP-style blocks; ``is_error`` marks a failed call. Subclasses add
     typed fields (an exit code, a path) that hosts read without parsing text; those
-    fields are the MCP ``structuredContent`` and their model is the ``outputSchema``.
+    fields, with the model's text under :data:`TEXT_KEY`, are the MCP
+    ``structuredContent``, and their model is the ``outputSchema``.
     Override :attr:`llm_content` to render the fields for the model.
     """
 
@@ -99,7 +101,7 @@ class Observation(BaseModel):
         """What the model sees. By default the content, or the typed fields as JSON."""
         if self.content:
             return self.content
-        data = self.structured_content()
+        data = self._typed_fields()
         if data:
             return [TextContent(text=json.dumps(data, ensure_ascii=False))]
         return []
@@ -114,14 +116,40 @@ class Observation(BaseModel):
         """Whether this class adds typed fields to the base observation."""
         return any(name not in cls.base_fields for name in cls.model_fields)
 
-    def structured_content(self) -> dict[str, Any] | None:
-        """The typed fields as JSON data (MCP ``structuredContent``), if there are any."""
-        if self.is_error or not self.has_structured_fields():
+    def _typed_fields(self) -> dict[str, Any] | None:
+        """The typed fields as JSON data, or ``None`` when the class adds none."""
+        if not self.has_structured_fields():
             return None
         data: dict[str, Any] = _printable_data(
             self.model_dump(mode="json", exclude=set(self.base_fields))
         )
         return data
+
+    def structured_content(self) -> dict[str, Any] | None:
+        """The MCP ``structuredContent``: :attr:`text` under :data:`TEXT_KEY`, then the
+        typed fields; ``None`` for an error or a class without typed fields.
+
+        Hosts such as pydantic-ai, openai-agents (``use_structured_content``) and
+        smolagents (``structured_output``) give the model this instead of the content
+        blocks, so it carries the text the model would have read. A subclass that
+        overrides this method keeps that promise itself (``toolplug.testing`` checks it).
+        """
+        if self.is_error:
+            return None
+        data = self._typed_fields()
+        if data is None:
+            return None
+        rendering = _RENDERING.get()
+        if id(self) in rendering:
+            # An llm_content override that renders structured_content(): it gets the
+            # fields alone, and the text it makes is then added to them.
+            return data
+        token = _RENDERING.set(rendering | {id(self)})
+        try:
+            text = self.text
+        finally:
+            _RENDERING.reset(token)
+        return {TEXT_KEY: printable(text), **data}
 
     @classmethod
     def output_schema(cls) -> dict[str, Any] | None:
@@ -134,10 +162,27 @@ class Observation(BaseModel):
         props = schema.get("properties", {})
         for name in cls.base_fields:
             props.pop(name, None)
-        schema["required"] = [r for r in schema.get("required", []) if r in props]
-        if not schema["required"]:
-            del schema["required"]
+        required = [r for r in schema.get("required", []) if r in props]
+        if TEXT_KEY not in props:
+            schema["properties"] = {TEXT_KEY: dict(_TEXT_SCHEMA), **props}
+            required.insert(0, TEXT_KEY)
+        if required:
+            schema["required"] = required
+        else:
+            schema.pop("required", None)
         return clean_schema(schema)
+
+
+#: The ``structuredContent`` key that holds the text the model reads (see
+#: :meth:`Observation.structured_content`).
+TEXT_KEY = "text"
+#: The observations (by id) whose text :meth:`Observation.structured_content` is
+#: rendering in this thread or task.
+_RENDERING: ContextVar[frozenset[int]] = ContextVar("toolplug_rendering", default=frozenset())
+_TEXT_SCHEMA = {
+    "type": "string",
+    "description": "What the model reads: the text of the result's content blocks.",
+}
 
 
 @dataclass(slots=True)

@@ -37,6 +37,7 @@ so install those in your test environment; a missing one fails loudly, never ski
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import subprocess
@@ -58,6 +59,7 @@ from toolplug.toolset import Toolset
 __all__ = [
     "ToolConformance",
     "check_openai_strict",
+    "check_structured_content",
     "registry_from",
     "run_toolplug",
     "validate_observation_exports",
@@ -167,6 +169,64 @@ def validate_observation_exports(
             raise AssertionError(f"the {fmt.title} result is refused: {exc}") from exc
 
 
+def _strings_in(value: Any) -> Iterator[str]:
+    """Every string in JSON data: itself, or the values (at any depth) it holds."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings_in(item)
+
+
+def _is_json_of(text: str, data: Any) -> bool:
+    try:
+        return bool(json.loads(text) == data)
+    except ValueError:
+        return False
+
+
+def check_structured_content(
+    observation: Observation, output_schema: Mapping[str, Any] | None = None
+) -> None:
+    """Check that a result's ``structuredContent`` can stand in for its text.
+
+    pydantic-ai, openai-agents and smolagents give the model the structured content
+    instead of the text blocks, so it must carry the text the model reads: as one of
+    its strings (the core puts it under ``"text"``) or as the JSON the text is. With
+    the tool's ``output_schema``, a successful result must also have structured
+    content, and that content must validate against the schema (with ``jsonschema``,
+    which the ``mcp`` package brings), as MCP clients check it.
+    """
+    structured = observation.structured_content()
+    if output_schema is not None and not observation.is_error:
+        assert structured is not None, (
+            "the tool declares an outputSchema, so a successful result needs "
+            "structuredContent (MCP clients refuse one without it)"
+        )
+    if structured is None:
+        return
+    text = observation.text
+    assert (
+        not text or any(s == text for s in _strings_in(structured)) or _is_json_of(text, structured)
+    ), (
+        "structuredContent leaves out the text the model reads, and hosts that prefer "
+        f"it (pydantic-ai, openai-agents, smolagents) never show it: {text[:300]!r} is "
+        f"not in {json.dumps(structured)[:300]}"
+    )
+    if output_schema is not None:
+        import jsonschema
+
+        try:
+            jsonschema.validate(structured, dict(output_schema))
+        except jsonschema.ValidationError as exc:
+            raise AssertionError(
+                f"structuredContent does not match the outputSchema: {exc.message}"
+            ) from exc
+
+
 # -- the conformance suite ----------------------------------------------------------------
 
 #: Exceptions that mean the tool's code is wrong (a missing import, a misspelt name),
@@ -212,6 +272,10 @@ class ToolConformance:
       observation comes back. Without it that check is skipped, with the reason;
     - :meth:`prepare_workspace`: override it to put what the calls need (a file, a
       database) in the workspace before the tool is created.
+
+    A successful call's ``structuredContent`` must carry the text the model reads and
+    match the tool's ``outputSchema`` (:func:`check_structured_content`): hosts such as
+    pydantic-ai show the model that instead of the text blocks.
 
     Every call must return an observation whose failures are the tool's own: a call
     that raises a ``NameError``, ``AttributeError``, ``ImportError`` or ``SyntaxError``
@@ -292,6 +356,7 @@ class ToolConformance:
         assert observation.is_error, f"{arguments!r} was accepted: {observation.text}"
         assert observation.text.strip(), "an error observation must say what went wrong"
         validate_observation_exports(observation, formats=self._formats())
+        check_structured_content(observation)
 
     def test_registers_its_tool(self, tmp_path: Path) -> None:
         registry = registry_from(self.plugin)
@@ -324,6 +389,7 @@ class ToolConformance:
             observation = self._call(tool, dict(self.valid_arguments or {}))
             assert not observation.is_error, observation.text
             validate_observation_exports(observation, formats=self._formats())
+            check_structured_content(observation, tool.output_schema())
 
     def test_bad_arguments_give_error_observation(self, tmp_path: Path) -> None:
         with self._tool(tmp_path) as tool:

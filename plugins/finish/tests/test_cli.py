@@ -37,7 +37,11 @@ def test_toolplug_call_finish_gives_the_typed_result() -> None:
 
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["structuredContent"] == {"finished": True, "message": "Done: 3 files fixed."}
+    assert result["structuredContent"] == {
+        "text": "The task is marked as finished; your message goes to the user.",
+        "finished": True,
+        "message": "Done: 3 files fixed.",
+    }
 
 
 def test_toolplug_call_finish_with_a_blank_message_exits_1() -> None:

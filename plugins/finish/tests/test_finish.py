@@ -25,7 +25,11 @@ def test_mcp_structured_content_has_the_flag_and_the_message() -> None:
     result = render(finish_tool.call({"message": "done"}), "mcp")
 
     assert result["isError"] is False
-    assert result["structuredContent"] == {"finished": True, "message": "done"}
+    assert result["structuredContent"] == {
+        "text": CONFIRMATION,
+        "finished": True,
+        "message": "done",
+    }
 
 
 def test_the_output_schema_describes_the_typed_fields() -> None:
@@ -33,6 +37,7 @@ def test_the_output_schema_describes_the_typed_fields() -> None:
 
     assert schema["properties"]["finished"]["type"] == "boolean"
     assert schema["properties"]["message"]["type"] == "string"
+    assert schema["required"] == ["text", "message"]
 
 
 def test_a_long_multiline_message_comes_back_whole() -> None:

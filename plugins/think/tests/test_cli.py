@@ -30,7 +30,10 @@ def test_toolplug_call_think_json_carries_the_thought() -> None:
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["isError"] is False
-    assert result["structuredContent"] == {"thought": "typed"}
+    assert result["structuredContent"] == {
+        "text": "Your thought has been logged.",
+        "thought": "typed",
+    }
 
 
 def test_toolplug_call_with_bad_arguments_exits_1_with_the_reason() -> None:

@@ -20,7 +20,10 @@ def test_a_thought_is_confirmed_to_the_model_and_given_back_to_the_host() -> Non
     assert observation.text == CONFIRMATION
     assert observation.thought == "Option A is simpler; B is faster."
     result = render(observation, "mcp")
-    assert result["structuredContent"] == {"thought": "Option A is simpler; B is faster."}
+    assert result["structuredContent"] == {
+        "text": CONFIRMATION,
+        "thought": "Option A is simpler; B is faster.",
+    }
     validate_observation_exports(observation)
 
 
