@@ -17,8 +17,8 @@ values, ``[[ ... ]]`` and ``[ ... ]`` (a command whose first word is ``[[`` or `
 given to ``bash -c``, ``sh -c`` (also ``dash``, ``zsh``, ``ksh``, with a path or other
 options) and the action of ``trap``, each parsed in turn. Redirections are kept with the
 command they apply to; one on a group (``{ a; b; } > out``) is kept with every command in
-it, and one with no command at all (``> file``) comes back as a command with no words,
-which no pattern matches.
+it, and one with no command at all (``> file``, or ``$(< file)``, which reads the file)
+comes back as a command with no words, which no pattern matches.
 
 What is not looked into
 -----------------------
@@ -60,7 +60,8 @@ syntax error and for what cannot be known before the script runs:
   brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let``, ``fc`` and ``coproc``;
   ``bash -c`` or ``trap`` with a script that is not a constant;
 * arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
-  variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
+  variable's value there, or that holds quotes, which do not quote there
+  (``$(( '$(id)' ))`` runs id): ``$((x))``, ``((i++))``, ``for ((...))``,
   ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
   named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
   prompt expansions (``${!x}``, ``${x@P}``);
@@ -72,10 +73,16 @@ syntax error and for what cannot be known before the script runs:
   ``${X:=...}``; ``hash -p``; namerefs and integer variables (``declare -n``,
   ``declare -i``), whose later assignments are not what they seem;
 * what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
-  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
+  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``, escaped
+  inside backticks: ``echo `echo \\`id\\```); a carriage return, vertical tab or form
+  feed between words (bash reads it as part of a word); a descriptor variable
+  (``{fd}<file``, which sets ``fd``); a reserved
   word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
   ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where bash reads
   one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
+* a redirection that opens a network connection (``< /dev/tcp/host/port``,
+  ``/dev/udp/...``), or reads a file only known at run time (``< $f``), which may be
+  one;
 * text bash would not receive as written (NUL characters, lone surrogates); characters
   above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
   nested so deeply that describing its commands would take too much memory;
@@ -244,6 +251,10 @@ _OWNS_ESCAPES = frozenset(
         *("heredoc_body", "heredoc_content", "regex", "extglob_pattern", "concatenation"),
     }
 )
+# Characters the grammar reads as blanks between words but bash reads as part of a word
+# ('ls\r#; rm x' is one word 'ls\r#' and then 'rm x' to bash).
+_WORD_CHARACTERS = re.compile(rb"[\r\v\f]")
+_CHARACTER_NAMES = {b"\r": "a carriage return", b"\v": "a vertical tab", b"\f": "a form feed"}
 # A backslash-newline (an odd run of backslashes before the newline) followed by a
 # character that is not blank: bash removes it and joins what is around it.
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
@@ -326,6 +337,13 @@ def _parse_tree(script: str, deadline: float | None = None) -> tuple[Any, bytes]
         root = _reparsed_without_test_operators(src, deadline) or root
     if root.has_error:
         raise ShellParseError(_syntax_error(root, src))
+    for odd in _WORD_CHARACTERS.finditer(src):
+        owner = root.descendant_for_byte_range(odd.start(), odd.end())
+        if owner is None or owner.type not in _OWNS_ESCAPES:
+            raise ShellParseError(
+                f"the command has {_CHARACTER_NAMES[odd.group()]} outside quotes, which bash "
+                "reads as part of a word and the parser as a blank; remove it or quote it"
+            )
     for blank in _ESCAPED_BLANK.finditer(src):
         # An escaped blank belongs to a word; the grammar sometimes leaves it between
         # words ('a \\ #$(x)' is a word to bash, a comment to the grammar).
@@ -520,6 +538,12 @@ def _refuse_arithmetic(node: Any, src: bytes) -> None:
         part = stack.pop()
         if part.type in _SUBSTITUTIONS:
             continue  # walked as commands of their own
+        if part.type in ("raw_string", "ansi_c_string"):
+            # arithmetic reads its text as if double-quoted: "$(( '$(id)' ))" runs id
+            raise ShellParseError(
+                f"quotes in the arithmetic {_text(node, src)[:60]!r} do not quote: bash runs "
+                "the command substitutions inside; cannot check it"
+            )
         if part.type in _VARIABLE_NODES:
             raise ShellParseError(
                 f"arithmetic on {_text(part, src)!r} in {_text(node, src)[:60]!r} reads a "
@@ -895,7 +919,7 @@ class _Walker:
         elif kind == "test_command":
             self.test(node, src, inherited)
         elif kind in _SUBSTITUTIONS:
-            self.push_children(node, src, ())  # their output is not the outer redirect's
+            self.substitution(node, src)
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
         elif kind in ("variable_assignment", "variable_assignments"):
@@ -1103,6 +1127,26 @@ class _Walker:
         self.add(Command(tuple(argv), inherited, _text(node, src)))
         self.push_children(node, src, ())
 
+    def substitution(self, node: Any, src: bytes) -> None:
+        """``$(...)``, backticks, ``<(...)``, ``>(...)``: their commands (the outer
+        command's redirections are not theirs); ``$(< file)``, which reads a file with no
+        command, is a command with no words and that redirection."""
+        text = _text(node, src)
+        if text.startswith("`") and re.search(r"\\[`$\\]", text):
+            # bash removes these backslashes and reads the rest again: in
+            # `echo \`id\`` the inner `id` runs, where the grammar sees words
+            raise ShellParseError(
+                f"cannot read the escaped characters in the backticks of {text[:60]!r}; "
+                "use $(...) instead"
+            )
+        redirects: list[Redirect] = []
+        for i, child in enumerate(node.children):
+            if node.field_name_for_child(i) == "redirect":
+                redirects.extend(self.redirect(child, src)[0])
+        if redirects:
+            self.add(Command((), tuple(redirects), text))
+        self.push_children(node, src, ())
+
     # -- redirections
 
     def redirected(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
@@ -1148,6 +1192,15 @@ class _Walker:
         kind = node.type
         redirects: list[Redirect] = []
         words: list[Any] = []
+        if re.search(
+            rb"\{[A-Za-z_][A-Za-z0-9_]*\}$", src[max(node.start_byte - 300, 0) : node.start_byte]
+        ):
+            # '{fd}>x' opens a descriptor and sets the variable fd; the grammar reads
+            # '{fd}' as a word of the command
+            raise ShellParseError(
+                f"cannot read the descriptor variable before {_text(node, src)[:60]!r}; "
+                "use a numbered descriptor (3>file)"
+            )
         if kind == "file_redirect":
             _check_gaps(node, src)
             op = "".join(
@@ -1156,7 +1209,9 @@ class _Walker:
                 if not c.is_named or c.type == "file_descriptor"
             )
             targets = node.children_by_field_name("destination")
-            target = _word(targets[0], src)[0] if targets else ""
+            target, static = _word(targets[0], src) if targets else ("", True)
+            piped = bool(targets) and targets[0].type == "process_substitution"  # < <(ls)
+            _check_redirect_target(op, target, static or piped)
             if op.endswith("&-") and not targets:  # '2>&-' closes a descriptor: like '2>&' '-'
                 op, target = op[:-1], "-"
             redirects.append(Redirect(op, target))
@@ -1194,6 +1249,22 @@ class _Walker:
                 "use $(...) or quote the delimiter (<<'EOF')"
             )
         self.push_children(node, src, ())
+
+
+def _check_redirect_target(operator: str, target: str, known: bool) -> None:
+    """Refuse a redirection that opens a network connection: bash itself connects for
+    ``/dev/tcp/host/port`` and ``/dev/udp/...``, and a file read from an expansion
+    (``< $f``, not ``known`` before the script runs) may be one of them (a file written
+    there is a write all the same, which no command rule allows)."""
+    if target.startswith(("/dev/tcp/", "/dev/udp/")):
+        raise ShellParseError(
+            f"the redirection {operator} {target} opens a network connection; cannot check it"
+        )
+    if not known and "<" in operator:
+        raise ShellParseError(
+            f"the file {target!r} read by the redirection {operator} is only known at run "
+            "time and may be a network connection (/dev/tcp/...); cannot check it"
+        )
 
 
 def _refuse_arithmetic_operands(node: Any, src: bytes) -> None:
