@@ -33,6 +33,11 @@ decision = "allow"
 tool = "bash"
 command = ["sort *", "export *", "read *", "env *", "time *", "sudo *"]
 env = ["LANG", "LC_*"]
+
+[[rules]]
+decision = "allow"
+tool = "bash"
+command = ["mapfile *", "readarray *", "compgen *", "complete *"]
 """
 
 
@@ -266,9 +271,9 @@ def test_the_size_limit_is_the_policy_files() -> None:
     assert decide(small, "echo twenty-one chars") == "deny"
 
 
-# Where the grammar and bash read a command differently (found by red-teaming the
-# reading): each ran, or reached, something no rule allows while the policy saw only
-# allowed words.
+# Where the grammar and bash read a command differently, and builtins that run text
+# given to them (found by red-teaming the reading): each ran, or reached, something no
+# rule allows while the policy saw only allowed words.
 MISREAD = [
     "echo $(( '$(touch pwned)' ))",  # arithmetic reads single quotes as plain text
     "echo $[ '$(touch pwned)' ]",
@@ -293,6 +298,10 @@ MISREAD = [
     "ls {fd}< /dev/tcp/127.0.0.1/9",  # the grammar reads '{fd}' as a word of ls
     "ls {PATH}< /dev/null",
     "ls {fd}<<< x",
+    "mapfile -C 'touch pwned' -c 1 lines < src/app.py",  # -C runs its text, as eval does
+    "readarray -tC 'touch pwned' lines",
+    "compgen -C 'touch pwned' x",
+    "complete -C 'touch pwned' ls",
 ]
 
 
@@ -339,6 +348,7 @@ REAL = [
     ("alias ls='touch m_alias'", "ls", "m_alias"),
     ("echo $(( '$(touch m_arith)' ))", "true", "m_arith"),
     ("echo `echo \\`touch m_ticks\\``", "true", "m_ticks"),
+    ("mapfile -C 'touch m_callback' -c 1 x < README.md", "true", "m_callback"),
 ]
 
 

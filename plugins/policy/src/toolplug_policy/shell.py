@@ -58,7 +58,8 @@ syntax error and for what cannot be known before the script runs:
 
 * a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
   brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let``, ``fc`` and ``coproc``;
-  ``bash -c`` or ``trap`` with a script that is not a constant;
+  ``mapfile``, ``readarray``, ``compgen`` and ``complete`` with ``-C`` (a command to
+  run); ``bash -c`` or ``trap`` with a script that is not a constant;
 * arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
   variable's value there, or that holds quotes, which do not quote there
   (``$(( '$(id)' ))`` runs id): ``$((x))``, ``((i++))``, ``for ((...))``,
@@ -650,6 +651,18 @@ def _check_setter(argv: Sequence[str], text: str) -> list[str]:
     return [n for n in names if exported or is_environment_name(n)]
 
 
+# Builtins whose -C option names a command they run, as eval does ('mapfile -C cmd').
+_CALLBACKS = frozenset({"mapfile", "readarray", "compgen", "complete"})
+
+
+def _check_callback(argv: Sequence[str], text: str) -> None:
+    """Refuse ``mapfile -C 'cmd'`` and the like: bash runs the text, with words added."""
+    if argv[0] in _CALLBACKS and any(w[:1] == "-" and w[1:2] != "-" and "C" in w for w in argv[1:]):
+        raise ShellParseError(
+            f"{argv[0]} -C runs a command built at run time; cannot check {text!r}"
+        )
+
+
 def _check_test_words(argv: Sequence[str], text: str) -> None:
     """Refuse ``-v a[x]`` in a test: the index is arithmetic on a variable."""
     for flag, word in itertools.pairwise(argv):
@@ -1054,6 +1067,7 @@ class _Walker:
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
         builtin = _unwrapped((base, *argv[1:]))
+        _check_callback(builtin, _text(node, src)[:60])
         sets = _check_setter(builtin, _text(node, src)[:60])
         if base in ("test", "["):
             _check_test_words(argv, _text(node, src)[:60])
