@@ -37,7 +37,7 @@ env = ["LANG", "LC_*"]
 [[rules]]
 decision = "allow"
 tool = "bash"
-command = ["mapfile *", "readarray *", "compgen *", "complete *"]
+command = ["mapfile *", "readarray *", "compgen *", "complete *", "wait *"]
 """
 
 
@@ -90,6 +90,7 @@ SHELL_VARIABLES = [
     "mapfile PROMPT_COMMAND < /dev/null",
     "readarray -t BASH_ENV < /dev/null",
     "printf -v PS1 '%s' x",
+    "sleep 0 & wait -n -p PROMPT_COMMAND",  # the job's number becomes a command
     "getopts a PS1",
     "declare PS0='$(touch pwned)'",
     "declare -x BASH_ENV=/tmp/x",
@@ -127,6 +128,7 @@ ENVIRONMENT = [
     "for GIT_PAGER in 'touch pwned'; do git log -1; done",
     "read GIT_PAGER <<< 'touch pwned'; git log -1",
     "printf -v GIT_PAGER 'touch pwned'",
+    "wait -p GIT_PAGER",
     "env GIT_PAGER='touch pwned' git log -1",
     "env -u HOME GIT_PAGER='touch pwned' git log -1",
     "time GIT_PAGER='touch pwned' git log -1",

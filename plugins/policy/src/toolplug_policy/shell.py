@@ -37,7 +37,7 @@ Assignments in front of a command (``X=1 cmd``) are left out of its words but ar
 its ``text``, and their names in its ``env``, which a rule must allow. So are the
 variables a builtin sets that programs may read from the environment
 (:func:`is_environment_name`: ``export X``, ``declare -x``, ``read X``, ``printf -v X``,
-``getopts o X``, ``env X=1 cmd``). A statement that sets such variables on its own
+``wait -p X``, ``getopts o X``, ``env X=1 cmd``). A statement that sets such variables on its own
 (``X=1``, ``X=(a b)``, ``for X in ...``) is a command with no words and the names in its
 ``env``; one that sets only the shell's own variables (``x=$(pwd)``) is nothing, unless
 the script runs no command at all: then the script is one command with no words.
@@ -571,7 +571,7 @@ def _assigned_name(node: Any, src: bytes) -> str:
 # 'unset' is checked with them for the array indexes it evaluates.
 _SETTERS = frozenset(
     {
-        *("read", "printf", "mapfile", "readarray", "getopts"),
+        *("read", "printf", "wait", "mapfile", "readarray", "getopts"),
         *("declare", "typeset", "local", "export", "readonly"),
     }
 )
@@ -581,12 +581,21 @@ _DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _RUNS_WITH_ASSIGNMENTS = frozenset({"env", "sudo", "time"})
 
 
+# Builtins that set a variable only through one option: 'printf -v NAME', 'wait -p NAME'.
+_OPTION_SETTERS = {"printf": "-v", "wait": "-p"}
+
+
+def _option_values(argv: Sequence[str]) -> list[str]:
+    option = _OPTION_SETTERS[argv[0]]
+    return [w for prev, w in itertools.pairwise(argv) if prev == option]
+
+
 def _set_names(argv: Sequence[str]) -> list[str]:
     """The variables a builtin may set, from its words (more rather than fewer: every
     word that reads as a name, or as ``NAME=...``)."""
     program, words = argv[0], list(argv[1:])
-    if program == "printf":
-        return [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    if program in _OPTION_SETTERS:
+        return _option_values(argv)
     if program == "getopts":
         return words[1:2]
     if program in _RUNS_WITH_ASSIGNMENTS:  # env NAME=value ... command, and the like
@@ -625,8 +634,8 @@ def _check_setter(argv: Sequence[str], text: str) -> list[str]:
     if program not in _SETTERS and program != "unset":
         return []
     words = argv[1:]
-    if program == "printf":  # only 'printf -v NAME' sets a variable
-        words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    if program in _OPTION_SETTERS:  # only 'printf -v NAME' sets a variable
+        words = _option_values(argv)
     for word in words:
         element = re.match(r"[A-Za-z_][A-Za-z0-9_]*\[(.*?)\]", word)
         if element and not re.fullmatch(r"-?[0-9]+|[@*]", element.group(1)):
