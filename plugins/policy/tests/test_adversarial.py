@@ -107,6 +107,8 @@ SHELL_VARIABLES = [
     "echo ${GIT_PAGER:='touch pwned'}; git log -1",
     "builtin read PS1 <<< x",
     "command -p read PATH <<< /tmp",
+    "builtin -- read PS1 <<< x",  # '--' ends the options of builtin and command
+    "command -p -- declare -x PATH=/tmp",
 ]
 
 
@@ -195,6 +197,7 @@ ALTERING = [
     "alias ls='touch pwned'; ls",
     "command alias ls='touch pwned'",
     "builtin alias ls='touch pwned'",
+    "command -- alias ls='touch pwned'",
     "enable -n echo",
     "enable -f /tmp/x.so x",
     "hash -p /usr/bin/touch ls",
@@ -229,6 +232,20 @@ def test_an_allow_default_asks_about_what_changes_later_commands(command: str) -
     verdict = permissive.decide("bash", BashAction(command=command))
     assert verdict.decision == "ask"
     assert verdict.caution is not None
+
+
+def test_a_wrapped_builtin_is_read_as_the_builtin() -> None:
+    wrappers = loads(
+        'default = "allow"\n[[rules]]\ndecision = "allow"\ncommand = ["command *", "builtin *"]\n'
+        '[[rules]]\ndecision = "deny"\ncommand = "touch *"\n'
+    )
+    # the trap's action is read as 'trap ...' alone would be
+    assert decide(wrappers, "command trap 'touch pwned' EXIT") == "deny"
+    assert decide(wrappers, "builtin -- trap 'touch pwned' EXIT") == "deny"
+    # and 'command *' does not name alias: an allow default asks
+    assert decide(wrappers, "command alias ls='touch pwned'") == "ask"
+    assert decide(wrappers, "command -- alias ls='touch pwned'") == "ask"
+    assert decide(wrappers, "command -v ls") == "allow"
 
 
 def test_a_rule_allows_an_alias_by_naming_alias() -> None:

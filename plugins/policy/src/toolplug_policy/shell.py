@@ -834,11 +834,12 @@ def _unwrapped(argv: Sequence[str]) -> Sequence[str]:
     """The builtin that ``builtin read X`` or ``command -p alias x=y`` runs."""
     while len(argv) > 1 and argv[0] in ("builtin", "command"):
         rest = list(argv[1:])
-        if argv[0] == "command":
-            if any(w in ("-v", "-V") for w in rest[:2]):
-                return argv  # a lookup, runs nothing
-            while rest and rest[0] == "-p":
-                rest.pop(0)
+        while rest and rest[0].startswith("-") and rest[0] != "-":
+            option = rest.pop(0)
+            if option == "--":  # 'builtin -- read PS1' is 'read PS1'
+                break
+            if "v" in option.lower():
+                return argv  # command -v, -V: a lookup, runs nothing
         argv = rest or argv[:1]
     return argv
 
@@ -1083,7 +1084,9 @@ class _Walker:
         env = tuple(dict.fromkeys((*prefix, *sets)))
         note = _alters_shell(builtin)
         self.add(Command(tuple(argv), redirects, _text(node, src), env=env, note=note))
-        script = self.nested_script(base, args, src)
+        # 'command trap ...' and 'builtin trap ...' set the trap too
+        wrapped = len(argv) - len(builtin)
+        script = self.nested_script(builtin[0].rsplit("/", 1)[-1], args[wrapped:], src)
         if script is not None:
             root, nested_src = _parse_tree(script, self.deadline)
             self.stack.append((root, nested_src, ()))
@@ -1446,12 +1449,14 @@ def _prefix_matches(words: Sequence[str], argv: Sequence[str]) -> bool:
 def names_program(pattern: str, command: Command) -> bool:
     """Whether a pattern's first word is the command's program, written out (``alias *``
     names ``alias``; ``*`` and ``al*`` do not): how a rule allows, on purpose, a part
-    that changes what later commands do."""
+    that changes what later commands do. ``command alias ...`` and ``builtin alias ...``
+    are named by no pattern."""
     try:
         words = shlex.split(pattern)
     except ValueError:
         return False
-    return bool(words and command.argv) and words[0] == command.argv[0]
+    argv = command.argv
+    return bool(words and argv) and words[0] == argv[0] == _unwrapped(argv)[0]
 
 
 def _word_matches(pattern: str, word: str) -> bool:
