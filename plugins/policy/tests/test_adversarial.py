@@ -365,6 +365,7 @@ REAL = [
     ("GIT_PAGER='touch m_pager' git log -1", "true", "m_pager"),
     ("GIT_PAGER='touch m_pager2'; git log -1", "true", "m_pager2"),
     ("alias ls='touch m_alias'", "ls", "m_alias"),
+    ("builtin -- read PS1 <<< '$(touch m_builtin)'", "true", "m_builtin"),
     ("echo $(( '$(touch m_arith)' ))", "true", "m_arith"),
     ("echo `echo \\`touch m_ticks\\``", "true", "m_ticks"),
     ("mapfile -C 'touch m_callback' -c 1 x < README.md", "true", "m_callback"),
