@@ -349,6 +349,7 @@ def test_reading_a_file_into_a_substitution_needs_a_rule(policy: Policy, command
         "# a comment\r",
         "ls < src/app.py",
         "ls 2>&1",
+        "echo ${HOME}> /dev/null",  # an expansion before a redirection is no descriptor
     ],
 )
 def test_near_misses_stay_readable(policy: Policy, command: str) -> None:

@@ -1219,7 +1219,8 @@ class _Walker:
         redirects: list[Redirect] = []
         words: list[Any] = []
         if re.search(
-            rb"\{[A-Za-z_][A-Za-z0-9_]*\}$", src[max(node.start_byte - 300, 0) : node.start_byte]
+            rb"(?<![^\s;&|()])\{[A-Za-z_][A-Za-z0-9_]*\}$",
+            src[max(node.start_byte - 300, 0) : node.start_byte],
         ):
             # '{fd}>x' opens a descriptor and sets the variable fd; the grammar reads
             # '{fd}' as a word of the command
