@@ -8,6 +8,7 @@ policy, so the test shows the attack is real)."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from pathlib import Path
 
@@ -32,6 +33,11 @@ decision = "allow"
 tool = "bash"
 command = ["sort *", "export *", "read *", "env *", "time *", "sudo *"]
 env = ["LANG", "LC_*"]
+
+[[rules]]
+decision = "allow"
+tool = "bash"
+command = ["mapfile *", "readarray *", "compgen *", "complete *", "wait *"]
 """
 
 
@@ -84,6 +90,7 @@ SHELL_VARIABLES = [
     "mapfile PROMPT_COMMAND < /dev/null",
     "readarray -t BASH_ENV < /dev/null",
     "printf -v PS1 '%s' x",
+    "sleep 0 & wait -n -p PROMPT_COMMAND",  # the job's number becomes a command
     "getopts a PS1",
     "declare PS0='$(touch pwned)'",
     "declare -x BASH_ENV=/tmp/x",
@@ -100,6 +107,8 @@ SHELL_VARIABLES = [
     "echo ${GIT_PAGER:='touch pwned'}; git log -1",
     "builtin read PS1 <<< x",
     "command -p read PATH <<< /tmp",
+    "builtin -- read PS1 <<< x",  # '--' ends the options of builtin and command
+    "command -p -- declare -x PATH=/tmp",
 ]
 
 
@@ -121,6 +130,7 @@ ENVIRONMENT = [
     "for GIT_PAGER in 'touch pwned'; do git log -1; done",
     "read GIT_PAGER <<< 'touch pwned'; git log -1",
     "printf -v GIT_PAGER 'touch pwned'",
+    "wait -p GIT_PAGER",
     "env GIT_PAGER='touch pwned' git log -1",
     "env -u HOME GIT_PAGER='touch pwned' git log -1",
     "time GIT_PAGER='touch pwned' git log -1",
@@ -187,6 +197,7 @@ ALTERING = [
     "alias ls='touch pwned'; ls",
     "command alias ls='touch pwned'",
     "builtin alias ls='touch pwned'",
+    "command -- alias ls='touch pwned'",
     "enable -n echo",
     "enable -f /tmp/x.so x",
     "hash -p /usr/bin/touch ls",
@@ -221,6 +232,20 @@ def test_an_allow_default_asks_about_what_changes_later_commands(command: str) -
     verdict = permissive.decide("bash", BashAction(command=command))
     assert verdict.decision == "ask"
     assert verdict.caution is not None
+
+
+def test_a_wrapped_builtin_is_read_as_the_builtin() -> None:
+    wrappers = loads(
+        'default = "allow"\n[[rules]]\ndecision = "allow"\ncommand = ["command *", "builtin *"]\n'
+        '[[rules]]\ndecision = "deny"\ncommand = "touch *"\n'
+    )
+    # the trap's action is read as 'trap ...' alone would be
+    assert decide(wrappers, "command trap 'touch pwned' EXIT") == "deny"
+    assert decide(wrappers, "builtin -- trap 'touch pwned' EXIT") == "deny"
+    # and 'command *' does not name alias: an allow default asks
+    assert decide(wrappers, "command alias ls='touch pwned'") == "ask"
+    assert decide(wrappers, "command -- alias ls='touch pwned'") == "ask"
+    assert decide(wrappers, "command -v ls") == "allow"
 
 
 def test_a_rule_allows_an_alias_by_naming_alias() -> None:
@@ -265,6 +290,72 @@ def test_the_size_limit_is_the_policy_files() -> None:
     assert decide(small, "echo twenty-one chars") == "deny"
 
 
+# Where the grammar and bash read a command differently, and builtins that run text
+# given to them (found by red-teaming the reading): each ran, or reached, something no
+# rule allows while the policy saw only allowed words.
+MISREAD = [
+    "echo $(( '$(touch pwned)' ))",  # arithmetic reads single quotes as plain text
+    "echo $[ '$(touch pwned)' ]",
+    "(( '$(touch pwned)' ))",
+    "for (( i='$(touch pwned)'; 0; )); do :; done",
+    "echo `echo \\`touch pwned\\``",  # the inner backticks run
+    "echo `echo \\$(touch pwned)`",
+    'echo "`echo \\`touch pwned\\``"',
+    "ls\r#; touch pwned",  # bash reads 'ls\r#' as one word, then runs touch
+    "ls\x0b#; touch pwned",
+    "ls\x0c#; touch pwned",
+    "ls\rrm x",
+    "ls < /dev/tcp/127.0.0.1/9",  # bash connects for these names itself
+    "ls < /dev/udp/127.0.0.1/9",
+    "ls 3<> /dev/tcp/127.0.0.1/9",
+    "echo x > /dev/tcp/127.0.0.1/9",
+    "ls <&3 3</dev/tcp/127.0.0.1/9",
+    'ls < "/dev/tcp"/127.0.0.1/9',
+    "f=/dev/tcp/127.0.0.1/9; ls < $f",  # a file to read only known at run time
+    'ls < "$f"',
+    "ls <& $f",
+    "ls {fd}< /dev/tcp/127.0.0.1/9",  # the grammar reads '{fd}' as a word of ls
+    "ls {PATH}< /dev/null",
+    "ls {fd}<<< x",
+    "mapfile -C 'touch pwned' -c 1 lines < src/app.py",  # -C runs its text, as eval does
+    "readarray -tC 'touch pwned' lines",
+    "compgen -C 'touch pwned' x",
+    "complete -C 'touch pwned' ls",
+]
+
+
+@pytest.mark.parametrize("command", MISREAD)
+def test_what_the_grammar_misreads_is_refused(policy: Policy, command: str) -> None:
+    verdict = policy.decide("bash", BashAction(command=command))
+    assert verdict.decision == "deny"
+    assert verdict.unreadable is not None
+
+
+@pytest.mark.parametrize(
+    "command", ["echo $(< src/.env)", 'echo "$(<~/.ssh/id_rsa)"', "echo `< src/.env`"]
+)
+def test_reading_a_file_into_a_substitution_needs_a_rule(policy: Policy, command: str) -> None:
+    # '$(< file)' reads the file with no command: no pattern such as 'cat src/*' allows it
+    assert decide(policy, command) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $((1 + 2))",
+        "echo $(echo '`x`')",  # quoted backticks inside $(...) are text
+        "echo `echo '$(x)'`",  # so is $(...) in single quotes inside backticks
+        "echo 'a\rb'",  # a carriage return inside quotes is part of the word
+        "# a comment\r",
+        "ls < src/app.py",
+        "ls 2>&1",
+        "echo ${HOME}> /dev/null",  # an expansion before a redirection is no descriptor
+    ],
+)
+def test_near_misses_stay_readable(policy: Policy, command: str) -> None:
+    assert decide(policy, command) == "allow"
+
+
 # --- through a real bash tool -------------------------------------------------------
 
 #: (attack, a harmless command after it, the marker the attack would create)
@@ -275,6 +366,10 @@ REAL = [
     ("GIT_PAGER='touch m_pager' git log -1", "true", "m_pager"),
     ("GIT_PAGER='touch m_pager2'; git log -1", "true", "m_pager2"),
     ("alias ls='touch m_alias'", "ls", "m_alias"),
+    ("builtin -- read PS1 <<< '$(touch m_builtin)'", "true", "m_builtin"),
+    ("echo $(( '$(touch m_arith)' ))", "true", "m_arith"),
+    ("echo `echo \\`touch m_ticks\\``", "true", "m_ticks"),
+    ("mapfile -C 'touch m_callback' -c 1 x < README.md", "true", "m_callback"),
 ]
 
 
@@ -307,6 +402,23 @@ def test_under_the_policy_no_attack_runs(toolset, write_policy, repo: Path) -> N
     assert list(repo.glob("m_*")) == []
     for text in texts:
         assert text.startswith("Refused by the policy: ") and "The tool did not run." in text
+
+
+def test_a_redirection_to_dev_tcp_never_connects(toolset, write_policy, repo: Path) -> None:
+    # bash opens /dev/tcp/host/port itself: 'ls < /dev/tcp/...' reached the network
+    # under a rule allowing 'ls *'
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(5)
+        port = server.getsockname()[1]
+        attack = f"ls < /dev/tcp/127.0.0.1/{port}"
+        with Toolset.load(["bash"], workspace=repo, plugins="bash") as bare:
+            bare.call("bash", {"command": attack})
+        server.accept()[0].close()  # without the policy, bash connected
+        tools = toolset(["bash"], write_policy(POLICY))
+        assert "opens a network connection" in refused(tools.call("bash", {"command": attack}))
+        server.settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            server.accept()
 
 
 def test_a_refusal_names_the_variable_and_why(toolset, write_policy) -> None:

@@ -17,8 +17,8 @@ values, ``[[ ... ]]`` and ``[ ... ]`` (a command whose first word is ``[[`` or `
 given to ``bash -c``, ``sh -c`` (also ``dash``, ``zsh``, ``ksh``, with a path or other
 options) and the action of ``trap``, each parsed in turn. Redirections are kept with the
 command they apply to; one on a group (``{ a; b; } > out``) is kept with every command in
-it, and one with no command at all (``> file``) comes back as a command with no words,
-which no pattern matches.
+it, and one with no command at all (``> file``, or ``$(< file)``, which reads the file)
+comes back as a command with no words, which no pattern matches.
 
 What is not looked into
 -----------------------
@@ -37,7 +37,7 @@ Assignments in front of a command (``X=1 cmd``) are left out of its words but ar
 its ``text``, and their names in its ``env``, which a rule must allow. So are the
 variables a builtin sets that programs may read from the environment
 (:func:`is_environment_name`: ``export X``, ``declare -x``, ``read X``, ``printf -v X``,
-``getopts o X``, ``env X=1 cmd``). A statement that sets such variables on its own
+``wait -p X``, ``getopts o X``, ``env X=1 cmd``). A statement that sets such variables on its own
 (``X=1``, ``X=(a b)``, ``for X in ...``) is a command with no words and the names in its
 ``env``; one that sets only the shell's own variables (``x=$(pwd)``) is nothing, unless
 the script runs no command at all: then the script is one command with no words.
@@ -58,9 +58,11 @@ syntax error and for what cannot be known before the script runs:
 
 * a command name that is an expansion (``$CMD``, ``$(...)``, ``$'...'``) or a glob or
   brace expansion (``/bin/c?rl``, ``{curl,x}``); ``eval``, ``let``, ``fc`` and ``coproc``;
-  ``bash -c`` or ``trap`` with a script that is not a constant;
+  ``mapfile``, ``readarray``, ``compgen`` and ``complete`` with ``-C`` (a command to
+  run); ``bash -c`` or ``trap`` with a script that is not a constant;
 * arithmetic that reads a variable, since bash runs a ``$(...)`` hidden in the
-  variable's value there: ``$((x))``, ``((i++))``, ``for ((...))``,
+  variable's value there, or that holds quotes, which do not quote there
+  (``$(( '$(id)' ))`` runs id): ``$((x))``, ``((i++))``, ``for ((...))``,
   ``[[ $x -eq 1 ]]``, ``[[ -v a[x] ]]``, ``${a[$i]}``, ``${s:$n}``, array elements
   named to ``unset``, ``read`` or ``printf -v``; for the same reason indirect and
   prompt expansions (``${!x}``, ``${x@P}``);
@@ -72,10 +74,16 @@ syntax error and for what cannot be known before the script runs:
   ``${X:=...}``; ``hash -p``; namerefs and integer variables (``declare -n``,
   ``declare -i``), whose later assignments are not what they seem;
 * what the grammar misreads: a ``$(...)`` or backtick read as plain text (in some
-  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``); a reserved
+  unquoted heredocs, in ``${x:-`cmd`}``, in the pattern of ``${x%%$(cmd)}``, escaped
+  inside backticks: ``echo `echo \\`id\\```); a carriage return, vertical tab or form
+  feed between words (bash reads it as part of a word); a descriptor variable
+  (``{fd}<file``, which sets ``fd``); a reserved
   word read as a command name (``then``, ``}``); ``1=`` read as an assignment;
   ``cu\\<newline>rl``, ``a 'b'\\n`` or ``a\\<tab>b`` read as two words where bash reads
   one; ``echo \\ #$(x)`` read as a comment where bash reads a word;
+* a redirection that opens a network connection (``< /dev/tcp/host/port``,
+  ``/dev/udp/...``), or reads a file only known at run time (``< $f``), which may be
+  one;
 * text bash would not receive as written (NUL characters, lone surrogates); characters
   above U+1FFFF, on some of which tree-sitter-bash crashes the process; and a script
   nested so deeply that describing its commands would take too much memory;
@@ -244,6 +252,10 @@ _OWNS_ESCAPES = frozenset(
         *("heredoc_body", "heredoc_content", "regex", "extglob_pattern", "concatenation"),
     }
 )
+# Characters the grammar reads as blanks between words but bash reads as part of a word
+# ('ls\r#; rm x' is one word 'ls\r#' and then 'rm x' to bash).
+_WORD_CHARACTERS = re.compile(rb"[\r\v\f]")
+_CHARACTER_NAMES = {b"\r": "a carriage return", b"\v": "a vertical tab", b"\f": "a form feed"}
 # A backslash-newline (an odd run of backslashes before the newline) followed by a
 # character that is not blank: bash removes it and joins what is around it.
 _CONTINUATION = re.compile(r"(?<!\\)((?:\\\\)*)\\\n(?=\S)")
@@ -326,6 +338,13 @@ def _parse_tree(script: str, deadline: float | None = None) -> tuple[Any, bytes]
         root = _reparsed_without_test_operators(src, deadline) or root
     if root.has_error:
         raise ShellParseError(_syntax_error(root, src))
+    for odd in _WORD_CHARACTERS.finditer(src):
+        owner = root.descendant_for_byte_range(odd.start(), odd.end())
+        if owner is None or owner.type not in _OWNS_ESCAPES:
+            raise ShellParseError(
+                f"the command has {_CHARACTER_NAMES[odd.group()]} outside quotes, which bash "
+                "reads as part of a word and the parser as a blank; remove it or quote it"
+            )
     for blank in _ESCAPED_BLANK.finditer(src):
         # An escaped blank belongs to a word; the grammar sometimes leaves it between
         # words ('a \\ #$(x)' is a word to bash, a comment to the grammar).
@@ -520,6 +539,12 @@ def _refuse_arithmetic(node: Any, src: bytes) -> None:
         part = stack.pop()
         if part.type in _SUBSTITUTIONS:
             continue  # walked as commands of their own
+        if part.type in ("raw_string", "ansi_c_string"):
+            # arithmetic reads its text as if double-quoted: "$(( '$(id)' ))" runs id
+            raise ShellParseError(
+                f"quotes in the arithmetic {_text(node, src)[:60]!r} do not quote: bash runs "
+                "the command substitutions inside; cannot check it"
+            )
         if part.type in _VARIABLE_NODES:
             raise ShellParseError(
                 f"arithmetic on {_text(part, src)!r} in {_text(node, src)[:60]!r} reads a "
@@ -546,7 +571,7 @@ def _assigned_name(node: Any, src: bytes) -> str:
 # 'unset' is checked with them for the array indexes it evaluates.
 _SETTERS = frozenset(
     {
-        *("read", "printf", "mapfile", "readarray", "getopts"),
+        *("read", "printf", "wait", "mapfile", "readarray", "getopts"),
         *("declare", "typeset", "local", "export", "readonly"),
     }
 )
@@ -556,12 +581,21 @@ _DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _RUNS_WITH_ASSIGNMENTS = frozenset({"env", "sudo", "time"})
 
 
+# Builtins that set a variable only through one option: 'printf -v NAME', 'wait -p NAME'.
+_OPTION_SETTERS = {"printf": "-v", "wait": "-p"}
+
+
+def _option_values(argv: Sequence[str]) -> list[str]:
+    option = _OPTION_SETTERS[argv[0]]
+    return [w for prev, w in itertools.pairwise(argv) if prev == option]
+
+
 def _set_names(argv: Sequence[str]) -> list[str]:
     """The variables a builtin may set, from its words (more rather than fewer: every
     word that reads as a name, or as ``NAME=...``)."""
     program, words = argv[0], list(argv[1:])
-    if program == "printf":
-        return [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    if program in _OPTION_SETTERS:
+        return _option_values(argv)
     if program == "getopts":
         return words[1:2]
     if program in _RUNS_WITH_ASSIGNMENTS:  # env NAME=value ... command, and the like
@@ -600,8 +634,8 @@ def _check_setter(argv: Sequence[str], text: str) -> list[str]:
     if program not in _SETTERS and program != "unset":
         return []
     words = argv[1:]
-    if program == "printf":  # only 'printf -v NAME' sets a variable
-        words = [w for prev, w in itertools.pairwise(argv) if prev == "-v"]
+    if program in _OPTION_SETTERS:  # only 'printf -v NAME' sets a variable
+        words = _option_values(argv)
     for word in words:
         element = re.match(r"[A-Za-z_][A-Za-z0-9_]*\[(.*?)\]", word)
         if element and not re.fullmatch(r"-?[0-9]+|[@*]", element.group(1)):
@@ -624,6 +658,18 @@ def _check_setter(argv: Sequence[str], text: str) -> list[str]:
         re.fullmatch(r"-[a-zA-Z]*x[a-zA-Z]*", w) for w in argv[1:]
     )
     return [n for n in names if exported or is_environment_name(n)]
+
+
+# Builtins whose -C option names a command they run, as eval does ('mapfile -C cmd').
+_CALLBACKS = frozenset({"mapfile", "readarray", "compgen", "complete"})
+
+
+def _check_callback(argv: Sequence[str], text: str) -> None:
+    """Refuse ``mapfile -C 'cmd'`` and the like: bash runs the text, with words added."""
+    if argv[0] in _CALLBACKS and any(w[:1] == "-" and w[1:2] != "-" and "C" in w for w in argv[1:]):
+        raise ShellParseError(
+            f"{argv[0]} -C runs a command built at run time; cannot check {text!r}"
+        )
 
 
 def _check_test_words(argv: Sequence[str], text: str) -> None:
@@ -788,11 +834,12 @@ def _unwrapped(argv: Sequence[str]) -> Sequence[str]:
     """The builtin that ``builtin read X`` or ``command -p alias x=y`` runs."""
     while len(argv) > 1 and argv[0] in ("builtin", "command"):
         rest = list(argv[1:])
-        if argv[0] == "command":
-            if any(w in ("-v", "-V") for w in rest[:2]):
-                return argv  # a lookup, runs nothing
-            while rest and rest[0] == "-p":
-                rest.pop(0)
+        while rest and rest[0].startswith("-") and rest[0] != "-":
+            option = rest.pop(0)
+            if option == "--":  # 'builtin -- read PS1' is 'read PS1'
+                break
+            if "v" in option.lower():
+                return argv  # command -v, -V: a lookup, runs nothing
         argv = rest or argv[:1]
     return argv
 
@@ -895,7 +942,7 @@ class _Walker:
         elif kind == "test_command":
             self.test(node, src, inherited)
         elif kind in _SUBSTITUTIONS:
-            self.push_children(node, src, ())  # their output is not the outer redirect's
+            self.substitution(node, src)
         elif kind == "heredoc_body":
             self.heredoc_body(node, src)
         elif kind in ("variable_assignment", "variable_assignments"):
@@ -1030,13 +1077,16 @@ class _Walker:
                 raise ShellParseError(f'cannot read {_text(node, src)[:60]!r}: $"..." strings')
             argv.append(_word(arg, src)[0])
         builtin = _unwrapped((base, *argv[1:]))
+        _check_callback(builtin, _text(node, src)[:60])
         sets = _check_setter(builtin, _text(node, src)[:60])
         if base in ("test", "["):
             _check_test_words(argv, _text(node, src)[:60])
         env = tuple(dict.fromkeys((*prefix, *sets)))
         note = _alters_shell(builtin)
         self.add(Command(tuple(argv), redirects, _text(node, src), env=env, note=note))
-        script = self.nested_script(base, args, src)
+        # 'command trap ...' and 'builtin trap ...' set the trap too
+        wrapped = len(argv) - len(builtin)
+        script = self.nested_script(builtin[0].rsplit("/", 1)[-1], args[wrapped:], src)
         if script is not None:
             root, nested_src = _parse_tree(script, self.deadline)
             self.stack.append((root, nested_src, ()))
@@ -1103,6 +1153,26 @@ class _Walker:
         self.add(Command(tuple(argv), inherited, _text(node, src)))
         self.push_children(node, src, ())
 
+    def substitution(self, node: Any, src: bytes) -> None:
+        """``$(...)``, backticks, ``<(...)``, ``>(...)``: their commands (the outer
+        command's redirections are not theirs); ``$(< file)``, which reads a file with no
+        command, is a command with no words and that redirection."""
+        text = _text(node, src)
+        if text.startswith("`") and re.search(r"\\[`$\\]", text):
+            # bash removes these backslashes and reads the rest again: in
+            # `echo \`id\`` the inner `id` runs, where the grammar sees words
+            raise ShellParseError(
+                f"cannot read the escaped characters in the backticks of {text[:60]!r}; "
+                "use $(...) instead"
+            )
+        redirects: list[Redirect] = []
+        for i, child in enumerate(node.children):
+            if node.field_name_for_child(i) == "redirect":
+                redirects.extend(self.redirect(child, src)[0])
+        if redirects:
+            self.add(Command((), tuple(redirects), text))
+        self.push_children(node, src, ())
+
     # -- redirections
 
     def redirected(self, node: Any, src: bytes, inherited: tuple[Redirect, ...]) -> None:
@@ -1148,6 +1218,16 @@ class _Walker:
         kind = node.type
         redirects: list[Redirect] = []
         words: list[Any] = []
+        if re.search(
+            rb"(?<![^\s;&|()])\{[A-Za-z_][A-Za-z0-9_]*\}$",
+            src[max(node.start_byte - 300, 0) : node.start_byte],
+        ):
+            # '{fd}>x' opens a descriptor and sets the variable fd; the grammar reads
+            # '{fd}' as a word of the command
+            raise ShellParseError(
+                f"cannot read the descriptor variable before {_text(node, src)[:60]!r}; "
+                "use a numbered descriptor (3>file)"
+            )
         if kind == "file_redirect":
             _check_gaps(node, src)
             op = "".join(
@@ -1156,7 +1236,9 @@ class _Walker:
                 if not c.is_named or c.type == "file_descriptor"
             )
             targets = node.children_by_field_name("destination")
-            target = _word(targets[0], src)[0] if targets else ""
+            target, static = _word(targets[0], src) if targets else ("", True)
+            piped = bool(targets) and targets[0].type == "process_substitution"  # < <(ls)
+            _check_redirect_target(op, target, static or piped)
             if op.endswith("&-") and not targets:  # '2>&-' closes a descriptor: like '2>&' '-'
                 op, target = op[:-1], "-"
             redirects.append(Redirect(op, target))
@@ -1194,6 +1276,22 @@ class _Walker:
                 "use $(...) or quote the delimiter (<<'EOF')"
             )
         self.push_children(node, src, ())
+
+
+def _check_redirect_target(operator: str, target: str, known: bool) -> None:
+    """Refuse a redirection that opens a network connection: bash itself connects for
+    ``/dev/tcp/host/port`` and ``/dev/udp/...``, and a file read from an expansion
+    (``< $f``, not ``known`` before the script runs) may be one of them (a file written
+    there is a write all the same, which no command rule allows)."""
+    if target.startswith(("/dev/tcp/", "/dev/udp/")):
+        raise ShellParseError(
+            f"the redirection {operator} {target} opens a network connection; cannot check it"
+        )
+    if not known and "<" in operator:
+        raise ShellParseError(
+            f"the file {target!r} read by the redirection {operator} is only known at run "
+            "time and may be a network connection (/dev/tcp/...); cannot check it"
+        )
 
 
 def _refuse_arithmetic_operands(node: Any, src: bytes) -> None:
@@ -1352,12 +1450,14 @@ def _prefix_matches(words: Sequence[str], argv: Sequence[str]) -> bool:
 def names_program(pattern: str, command: Command) -> bool:
     """Whether a pattern's first word is the command's program, written out (``alias *``
     names ``alias``; ``*`` and ``al*`` do not): how a rule allows, on purpose, a part
-    that changes what later commands do."""
+    that changes what later commands do. ``command alias ...`` and ``builtin alias ...``
+    are named by no pattern."""
     try:
         words = shlex.split(pattern)
     except ValueError:
         return False
-    return bool(words and command.argv) and words[0] == command.argv[0]
+    argv = command.argv
+    return bool(words and argv) and words[0] == argv[0] == _unwrapped(argv)[0]
 
 
 def _word_matches(pattern: str, word: str) -> bool:
