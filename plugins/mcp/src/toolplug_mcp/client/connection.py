@@ -27,6 +27,7 @@ from toolplug.loop import run_sync
 from toolplug_mcp.client.calling import call_tool as call_plainly
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.listen import listening
+from toolplug_mcp.client.schemas import usable_tools
 from toolplug_mcp.client.stderr import StderrTail
 from toolplug_mcp.client.tasks import (
     TaskRunner,
@@ -91,7 +92,7 @@ class ServerConnection:
     def __init__(self, spec: ServerSpec, handlers: ServerHandlers | None = None) -> None:
         self.spec = spec
         #: The host's handlers, as this server is served them.
-        self.handlers = handlers or _serve(spec.name, None, None)
+        self.handlers = handlers or _serve(spec, None, None)
         #: Called (on the client loop) when the server says its tool list changed.
         self.on_tools_changed: Callable[[ServerConnection], None] | None = None
         #: "not connected", "connected", "failed", "disabled" or "closed".
@@ -268,6 +269,9 @@ class ServerConnection:
             ) from None
         legacy = serves_tasks(client)
         self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client) or legacy)
+        # A tool whose schema cannot be used is left out alone (see schemas.usable_tools).
+        self.tools, unusable = usable_tools(self.spec.name, self.tools)
+        self.left_out += unusable
         # At 2025-11-25 a tool that runs only as a task is called as one.
         self.task_tools = {t.name for t in self.tools if legacy and task_support(t) == "required"}
         return self.tools
@@ -502,8 +506,7 @@ class ServerPool:
     ) -> None:
         self.source = source
         self.connections = {
-            spec.name: ServerConnection(spec, _serve(spec.name, handlers, workspace))
-            for spec in specs
+            spec.name: ServerConnection(spec, _serve(spec, handlers, workspace)) for spec in specs
         }
         #: What follows the servers' tool lists for the toolsets that hold this pool's
         #: tools (a :class:`~toolplug_mcp.client.changes.ToolsFollower`, set by the
@@ -568,11 +571,13 @@ class ServerPool:
         await asyncio.gather(*(c.close() for c in self.connections.values()))
 
 
-def _serve(server: str, handlers: Handlers | None, workspace: Path | None) -> ServerHandlers:
+def _serve(spec: ServerSpec, handlers: Handlers | None, workspace: Path | None) -> ServerHandlers:
     """The host's handlers (none: the defaults) as one server is served them."""
     from toolplug_mcp.client.handlers import ServerHandlers
 
-    return ServerHandlers(server, handlers, workspace or Path.cwd())
+    return ServerHandlers(
+        spec.name, handlers, workspace or Path.cwd(), limit=spec.max_server_requests
+    )
 
 
 @atexit.register

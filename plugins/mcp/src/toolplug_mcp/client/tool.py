@@ -30,6 +30,7 @@ from toolplug_mcp.client.results import wire as to_wire
 from toolplug_mcp.client.schemas import (
     allows_null,
     describe_errors,
+    dialect,
     expects_structure,
     export_output_schema,
     export_schema,
@@ -78,7 +79,9 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
         self.origin = f"tool '{remote.name}' of MCP server '{self.server}'"
         self._input_schema = exported
         self._output_schema = export_output_schema(wire.get("outputSchema"))
-        self._validator = make_validator(raw_input)
+        self._validator = make_validator(raw_input, self.origin)
+        #: The ``$schema`` the server declared (the MCP export gives it back).
+        self.schema_dialect = dialect(raw_input)
 
     # -- following the server's tool list (see toolplug_mcp.client.changes) -------------
 
