@@ -31,15 +31,26 @@ def mcp_tools(
     timeout: float = 60.0,
     init_timeout: float = 30.0,
     resources: bool = True,
+    max_server_requests: int = 20,
 ) -> list[ToolDefinition[Any, Any]]:
     """One tool per tool of every configured MCP server (none when nothing is configured).
 
-    See :func:`toolplug_mcp.client.tool.mcp_tools` for the params.
+    See :func:`toolplug_mcp.client.tool.mcp_tools` for the params. The configuration is
+    looked for first: with none, nothing of MCP is imported.
     """
+    from toolplug_mcp.client.config import find_config
+
+    if config is None and find_config(None, context.env, context.workspace) is None:
+        return []
     from toolplug_mcp.client.tool import mcp_tools as create
 
     return create(
-        context, config=config, timeout=timeout, init_timeout=init_timeout, resources=resources
+        context,
+        config=config,
+        timeout=timeout,
+        init_timeout=init_timeout,
+        resources=resources,
+        max_server_requests=max_server_requests,
     )
 
 
