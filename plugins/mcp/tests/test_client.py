@@ -17,6 +17,7 @@ from toolplug import (
     AudioContent,
     EmbeddedResource,
     ImageContent,
+    Observation,
     ResourceLink,
     TextContent,
     Tool,
@@ -364,3 +365,15 @@ def test_with_an_mcp_config_the_client_is_imported(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert "mcp" in seen["heavy"] and "echo" in seen["tools"]
+
+
+@pytest.mark.parametrize("is_error", [False, True])
+def test_checking_an_mcp_result_raises_no_deprecation_warning(is_error: bool) -> None:
+    import warnings
+
+    import fastmcp  # noqa: F401 - fastmcp makes the SDK warn when isError is read
+
+    observation = Observation(content=[TextContent(text="done")], is_error=is_error)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the SDK's warning about reading isError
+        validate_observation_exports(observation)

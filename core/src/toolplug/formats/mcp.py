@@ -63,5 +63,8 @@ class MCPFormat(ToolFormat):
     def check_result(self, result: Any, observation: Observation) -> None:
         types = require("mcp.types", "mcp", self.title)
         parsed = types.CallToolResult.model_validate(result)
-        is_error = getattr(parsed, "is_error", getattr(parsed, "isError", None))
+        # The SDK's v2 name first: v2 warns when its v1 name ``isError`` is read.
+        is_error = getattr(parsed, "is_error", None)
+        if is_error is None:
+            is_error = getattr(parsed, "isError", None)
         assert bool(is_error) == observation.is_error
