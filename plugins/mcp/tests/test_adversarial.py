@@ -136,6 +136,31 @@ def test_a_pattern_re2_cannot_run_is_left_to_the_server(
         assert not called.is_error and called.text == "backref called with ['pair']"
 
 
+def test_an_unreadable_tool_list_fails_its_server_at_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    unreadable = Path(__file__).parent / "servers" / "unreadable_server.py"
+    servers = {
+        "u": {"command": sys.executable, "args": [str(unreadable)]},
+        "h": {"command": sys.executable, "args": [str(HOSTILE_SERVER)]},
+    }
+    # Waiting out the listing's timeout instead took the whole load down with it.
+    spec = Tool("mcp", {"config": {"mcpServers": servers}, "init_timeout": 30})
+    with (
+        caplog.at_level("WARNING", logger="toolplug.mcp"),
+        Toolset.load([spec], registry=registry_from(toolplug_mcp)) as toolset,
+    ):
+        assert "h__echo" in set(toolset)
+        assert not any(name.startswith("u__") for name in toolset)
+        assert "MCP server 'u' is not available: it sent a message this client" in caplog.text
+
+
 @pytest.mark.parametrize(("limit", "expected"), [(None, 20), (3, 3)])
 def test_a_server_flooding_its_client_with_requests_is_refused(
     tmp_path: Path, limit: int | None, expected: int

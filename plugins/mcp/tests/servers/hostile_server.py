@@ -24,7 +24,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 REDOS = "^(a+)+$"
-DEPTH = 190
+DEPTH = 190  # within what the MCP SDK reads (200 levels, the whole message)
 
 
 def deep_schema(depth: int) -> dict[str, Any]:

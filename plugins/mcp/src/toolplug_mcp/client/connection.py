@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolplug.loop import run_sync
 
-from toolplug_mcp.client.calling import call_tool as call_plainly
+from toolplug_mcp.client.calling import call_tool as call_plainly, uncancel
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.listen import listening
 from toolplug_mcp.client.schemas import usable_tools
@@ -58,6 +58,10 @@ _REQUEST_TIMEOUT = -32001
 
 class RequestFailed(Exception):
     """A request to a server failed; the message says why, for a model to act on."""
+
+
+class UnreadableMessage(Exception):
+    """The server sent a message the MCP SDK could not parse."""
 
 
 class ServerGone(RequestFailed):
@@ -95,6 +99,8 @@ class ServerConnection:
         self.handlers = handlers or _serve(spec, None, None)
         #: Called (on the client loop) when the server says its tool list changed.
         self.on_tools_changed: Callable[[ServerConnection], None] | None = None
+        #: Told when the server sends a message the SDK cannot read (while listing).
+        self.on_unreadable: Callable[[Exception], None] | None = None
         #: "not connected", "connected", "failed", "disabled" or "closed".
         self.status = "disabled" if spec.disabled else "not connected"
         self.error: str | None = None
@@ -259,7 +265,7 @@ class ServerConnection:
         """Connect if needed and list the server's tools (also kept in :attr:`tools`)."""
         client = await self._ensure_open()
         try:
-            listed = list(await client.list_tools())
+            listed = list(await self._unless_unreadable(client.list_tools()))
         except Exception as exc:
             refusal = self._refusal()
             await self._failed(exc)
@@ -275,6 +281,30 @@ class ServerConnection:
         # At 2025-11-25 a tool that runs only as a task is called as one.
         self.task_tools = {t.name for t in self.tools if legacy and task_support(t) == "required"}
         return self.tools
+
+    async def _unless_unreadable(self, work: Any) -> Any:
+        """Await ``work``; if the server meanwhile sends a message the SDK cannot read
+        (its answer, most likely), fail at once instead of waiting out the timeout."""
+        me = asyncio.current_task()
+        garbled: list[Exception] = []
+
+        def on_unreadable(exc: Exception) -> None:
+            if me is not None and not garbled:
+                garbled.append(exc)
+                me.cancel()
+
+        self.on_unreadable = on_unreadable
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if not garbled or (me is not None and uncancel(me) > 0):
+                raise  # not (only) ours
+            raise UnreadableMessage(
+                "it sent a message this client cannot read (a JSON answer nested deeper "
+                f"than the MCP SDK reads, 200 levels?): {str(garbled[0])[:300]}"
+            ) from None
+        finally:
+            self.on_unreadable = None
 
     async def probe_resources(self) -> bool:
         """Find out whether the server has resources (sets :attr:`offers_resources`)."""
@@ -464,6 +494,12 @@ def _list_changes(connection: ServerConnection) -> Any:
         async def on_tool_list_changed(self, message: Any) -> None:
             if connection.on_tools_changed is not None:
                 connection.on_tools_changed(connection)
+
+        async def on_exception(self, message: Exception) -> None:
+            # A line of the server's the SDK could not parse (see _unless_unreadable).
+            log.warning("MCP server '%s' sent an unreadable message", connection.spec.name)
+            if connection.on_unreadable is not None:
+                connection.on_unreadable(message)
 
     return ListChanges()
 
