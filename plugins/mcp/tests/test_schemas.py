@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import toolplug_mcp
 from conftest import TOOLPLUG
 from fastmcp import Client
@@ -127,3 +128,48 @@ def test_serve_re_exports_an_mcp_tools_dialect(tmp_path: Path) -> None:
         return schema
 
     assert asyncio.run(listed())["$schema"] == DIALECT
+
+
+# -- arguments checked with RE2 ------------------------------------------------------
+
+
+def errors(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    return [e.message for e in make_validator(schema, "tool 't'").iter_errors(arguments)]
+
+
+def test_patterns_run_in_re2() -> None:
+    word = {"type": "object", "properties": {"w": {"type": "string", "pattern": "^(a+)+$"}}}
+    assert errors(word, {"w": "a" * 5000 + "b"}) == [
+        f"{'a' * 5000 + 'b'!r} does not match '^(a+)+$'"
+    ]
+    assert errors(word, {"w": "aaa"}) == []
+    # RE2 syntax Python's re lacks: a Unicode class.
+    letters = {"type": "object", "properties": {"w": {"type": "string", "pattern": r"^\p{L}+$"}}}
+    assert errors(letters, {"w": "héllo"}) == []
+    assert errors(letters, {"w": "h3llo"}) != []
+
+
+def test_pattern_properties_and_additional_properties_use_re2() -> None:
+    schema = {
+        "type": "object",
+        "patternProperties": {"^x-(a+)+$": {"type": "integer"}},
+        "additionalProperties": False,
+    }
+    assert errors(schema, {"x-aaa": 1}) == []
+    assert errors(schema, {"x-aaa": "one"}) == ["'one' is not of type 'integer'"]
+    assert errors(schema, {"y": 1}) == [
+        "Additional properties are not allowed ('y' was unexpected)"
+    ]
+
+
+def test_what_re2_cannot_run_is_left_to_the_server(caplog: pytest.LogCaptureFixture) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"pair": {"type": "string", "pattern": r"^(\w+)-\1$"}},
+        "patternProperties": {"^(?=k)": {"type": "string"}},
+        "unevaluatedProperties": False,
+    }
+    with caplog.at_level("WARNING", logger="toolplug.mcp"):
+        assert errors(schema, {"pair": "ab-cd", "k1": 5, "other": 1}) == []
+    assert "tool 't': the pattern '^(\\\\w+)-\\\\1$' is not one RE2 runs" in caplog.text
+    assert "unevaluatedProperties beside patternProperties is not checked" in caplog.text
