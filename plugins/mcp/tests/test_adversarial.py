@@ -40,6 +40,166 @@ NOHUP = "nohup sleep 1000 >/dev/null 2>&1 & echo pid=$!"
 PROTOCOL = "2025-06-18"
 
 
+# -- the client against hostile MCP servers (the serve cases follow this section) -------
+
+HOSTILE_SERVER = Path(__file__).parent / "servers" / "hostile_server.py"
+FLOOD_SERVER = Path(__file__).parent / "servers" / "interactive_server.py"
+
+#: Run in a subprocess: one thread calls the ``redos`` tool with an argument on which a
+#: backtracking engine takes exponential time (2**40 steps), the other ticks until the
+#: call ends. A host frozen by the check never prints, and the test's timeout fails it.
+STALL_SCRIPT = """
+import json, sys, threading
+import toolplug_mcp
+from toolplug import Tool, Toolset
+from toolplug.testing import registry_from
+
+config = {"mcpServers": {"h": {"command": sys.executable, "args": [sys.argv[1]]}}}
+with Toolset.load([Tool("mcp", {"config": config, "timeout": 3})],
+                  registry=registry_from(toolplug_mcp)) as toolset:
+    got = {}
+    call = threading.Thread(
+        target=lambda: got.update(redos=toolset.call("redos", {"word": "a" * 40 + "b"})))
+    call.start()
+    ticks = 0
+    while call.is_alive():
+        ticks += 1
+        call.join(0.001)
+    echo = toolset.call("echo", {"text": "still here"})
+    print(json.dumps({"ticks": ticks, "redos": got["redos"].text,
+                      "redos_error": got["redos"].is_error, "echo": echo.text}))
+"""
+
+
+def hostile_toolset(**params: Any) -> Any:
+    """The mcp factory's tools of the hostile server."""
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    config = {"mcpServers": {"h": {"command": sys.executable, "args": [str(HOSTILE_SERVER)]}}}
+    return Toolset.load(
+        [Tool("mcp", {"config": config, **params})], registry=registry_from(toolplug_mcp)
+    )
+
+
+def test_a_backtracking_pattern_does_not_stall_the_host(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", STALL_SCRIPT, str(HOSTILE_SERVER)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # exponential backtracking would take far longer than this
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["redos_error"] is True
+    assert "does not match '^(a+)+$'" in seen["redos"]
+    assert seen["echo"] == "still here"
+    # A pattern key of patternProperties is matched by RE2 too.
+    with hostile_toolset() as toolset:
+        tagged = toolset.call("redos", {"word": "aaa", "tags": {"a" * 40 + "b": 1}})
+        assert not tagged.is_error, tagged.text  # the key does not match: not checked
+        tagged = toolset.call("redos", {"word": "aaa", "tags": {"aaaa": 1}})
+        assert tagged.is_error and "1 is not of type 'string'" in tagged.text
+
+
+def test_a_bad_schema_leaves_out_its_tool_alone(caplog: pytest.LogCaptureFixture) -> None:
+    from toolplug.formats import default_formats
+
+    with caplog.at_level("WARNING", logger="toolplug.mcp"), hostile_toolset() as toolset:
+        names = set(toolset)
+        assert names == {"redos", "backref", "echo", "dialect"}
+        warned = caplog.text
+        assert "tool 'malformed' of MCP server 'h' left out" in warned
+        assert "not a valid JSON schema" in warned
+        assert "tool 'deep' of MCP server 'h' left out" in warned
+        assert "deeper than 64 levels" in warned
+        for fmt in default_formats():  # every export of the rest works
+            assert toolset.export(fmt)
+        assert toolset.call("echo", {"text": "hi"}).text == "hi"
+
+
+def test_a_pattern_re2_cannot_run_is_left_to_the_server(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level("WARNING", logger="toolplug.mcp"), hostile_toolset() as toolset:
+        warned = caplog.text
+        assert "tool 'backref' of MCP server 'h': the pattern" in warned
+        assert "is not one RE2 runs" in warned
+        called = toolset.call("backref", {"pair": "ab-cd"})
+        assert not called.is_error and called.text == "backref called with ['pair']"
+
+
+def test_an_unreadable_tool_list_fails_its_server_at_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    unreadable = Path(__file__).parent / "servers" / "unreadable_server.py"
+    servers = {
+        "u": {"command": sys.executable, "args": [str(unreadable)]},
+        "h": {"command": sys.executable, "args": [str(HOSTILE_SERVER)]},
+    }
+    # Waiting out the listing's timeout instead took the whole load down with it.
+    spec = Tool("mcp", {"config": {"mcpServers": servers}, "init_timeout": 30})
+    with (
+        caplog.at_level("WARNING", logger="toolplug.mcp"),
+        Toolset.load([spec], registry=registry_from(toolplug_mcp)) as toolset,
+    ):
+        assert "h__echo" in set(toolset)
+        assert not any(name.startswith("u__") for name in toolset)
+        assert "MCP server 'u' is not available: it sent a message this client" in caplog.text
+
+
+@pytest.mark.parametrize(("limit", "expected"), [(None, 20), (3, 3)])
+def test_a_server_flooding_its_client_with_requests_is_refused(
+    tmp_path: Path, limit: int | None, expected: int
+) -> None:
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.interaction import Answer
+    from toolplug.testing import registry_from
+
+    asked: list[str] = []
+
+    def on_sample(request: Any) -> str:
+        asked.append("sample")
+        return "fine"
+
+    def on_elicit(question: Any) -> Answer:
+        asked.append("elicit")
+        return Answer("accept", {})
+
+    server: dict[str, Any] = {"command": sys.executable, "args": [str(FLOOD_SERVER)]}
+    if limit is not None:
+        server["maxServerRequests"] = limit
+    with Toolset.load(
+        [Tool("mcp", {"config": {"mcpServers": {"i": server}}})],
+        registry=registry_from(toolplug_mcp),
+        on_sample=on_sample,
+        on_elicit=on_elicit,
+    ) as toolset:
+        flooded = toolset.call("flood", {"count": 300})
+        assert len(asked) == expected
+        assert f"granted={expected} refused={600 - expected} " in flooded.text
+        assert f"more than {expected} sampling and elicitation requests" in flooded.text
+        # The next call has its own allowance.
+        again = toolset.call("flood", {"count": 1})
+        assert "granted=2 refused=0" in again.text
+
+
 def temp_left(tmp_path: Path) -> list[str]:
     """What the server's tools left in its TMPDIR."""
     return sorted(p.name for p in (tmp_path / "tmp").iterdir())

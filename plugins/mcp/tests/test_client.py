@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -15,6 +17,7 @@ from toolplug import (
     AudioContent,
     EmbeddedResource,
     ImageContent,
+    Observation,
     ResourceLink,
     TextContent,
     Tool,
@@ -289,3 +292,88 @@ def test_concurrent_calls_from_threads_share_one_connection(demo: Toolset) -> No
 async def test_acall_from_the_hosts_own_event_loop(demo: Toolset) -> None:
     observations = await asyncio.gather(*(demo.acall("echo", {"text": str(i)}) for i in range(10)))
     assert [o.text for o in observations] == [str(i) for i in range(10)]
+
+
+# -- start-up: nothing of MCP is imported when no server is configured ------------------
+
+#: Load every installed tool (as docs/agent-loops.md does) with no MCP configuration;
+#: print the MCP libraries then imported.
+NO_CONFIG_LOAD = """
+import json, sys
+from toolplug import Toolset
+with Toolset.load(workspace=".") as toolset:
+    names = list(toolset)
+heavy = {"mcp", "mcp_types", "fastmcp", "jsonschema"}
+heavy = sorted({m.split(".")[0] for m in sys.modules} & heavy)
+print(json.dumps({"heavy": heavy, "tools": names}))
+"""
+HEAVY = ("mcp", "mcp_types", "fastmcp", "jsonschema")
+
+
+def test_with_no_mcp_config_loading_every_tool_imports_no_mcp(tmp_path: Path) -> None:
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", NO_CONFIG_LOAD],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["tools"]  # the other plugins' tools were loaded
+    assert seen["heavy"] == []
+
+
+def test_with_no_mcp_config_listing_tools_imports_no_mcp(tmp_path: Path) -> None:
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "toolplug", "tools"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "toolplug_mcp.client.config" in imported  # the factory looked for a config
+    assert not imported & set(HEAVY)
+
+
+def test_with_an_mcp_config_the_client_is_imported(tmp_path: Path) -> None:
+    # The counterpart: a workspace config is found, and its server's tools listed.
+    config = tmp_path / ".toolplug" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps({"mcpServers": {"demo": demo_stdio()}}))
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", NO_CONFIG_LOAD],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "mcp" in seen["heavy"] and "echo" in seen["tools"]
+
+
+@pytest.mark.parametrize("is_error", [False, True])
+def test_checking_an_mcp_result_raises_no_deprecation_warning(is_error: bool) -> None:
+    import warnings
+
+    import fastmcp  # noqa: F401 - fastmcp makes the SDK warn when isError is read
+
+    observation = Observation(content=[TextContent(text="done")], is_error=is_error)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the SDK's warning about reading isError
+        validate_observation_exports(observation)

@@ -1,6 +1,10 @@
 """MCP: ``Tool`` definitions, ``tools/call`` params in, ``CallToolResult`` out (wire JSON).
 
 MCP names allow dots and up to 128 characters: tools keep their own names.
+
+A tool with a ``schema_dialect`` (the ``$schema`` its input schema declared, as an MCP
+server's tool from toolplug-mcp has) gets it back here: MCP carries ``$schema``, while
+the other formats export the schema without it, since some providers refuse it.
 """
 
 from __future__ import annotations
@@ -22,10 +26,14 @@ class MCPFormat(ToolFormat):
     def export_tool(
         self, tool: Any, *, name: str | None = None, security_risk: bool = False, **options: Any
     ) -> dict[str, Any]:
+        schema = tool.input_schema(security_risk=security_risk)
+        dialect = getattr(tool, "schema_dialect", None)
+        if isinstance(dialect, str) and "$schema" not in schema:
+            schema = {"$schema": dialect, **schema}
         exported: dict[str, Any] = {
             "name": name or tool.name,
             "description": tool.description,
-            "inputSchema": tool.input_schema(security_risk=security_risk),
+            "inputSchema": schema,
         }
         if tool.title:
             exported["title"] = tool.title
@@ -63,5 +71,8 @@ class MCPFormat(ToolFormat):
     def check_result(self, result: Any, observation: Observation) -> None:
         types = require("mcp.types", "mcp", self.title)
         parsed = types.CallToolResult.model_validate(result)
-        is_error = getattr(parsed, "is_error", getattr(parsed, "isError", None))
+        # The SDK's v2 name first: v2 warns when its v1 name ``isError`` is read.
+        is_error = getattr(parsed, "is_error", None)
+        if is_error is None:
+            is_error = getattr(parsed, "isError", None)
         assert bool(is_error) == observation.is_error

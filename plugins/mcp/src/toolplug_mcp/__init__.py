@@ -3,10 +3,16 @@
 Loading this plugin is cheap: fastmcp, jsonschema and the MCP SDK are imported only
 when an MCP server is configured (the ``mcp`` factory finds a configuration), when a
 server's prompts are asked for, or when ``toolplug mcp ...`` runs.
+
+Registering checks, from the installed distributions' metadata alone, that the MCP
+libraries are the versions this plugin needs: another package may have pinned an older
+``mcp`` over them. If not, the plugin is reported broken (``toolplug plugins --check``
+names the distribution and the version wanted), and every other plugin's tools work.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from toolplug import hookimpl
@@ -31,15 +37,26 @@ def mcp_tools(
     timeout: float = 60.0,
     init_timeout: float = 30.0,
     resources: bool = True,
+    max_server_requests: int = 20,
 ) -> list[ToolDefinition[Any, Any]]:
     """One tool per tool of every configured MCP server (none when nothing is configured).
 
-    See :func:`toolplug_mcp.client.tool.mcp_tools` for the params.
+    See :func:`toolplug_mcp.client.tool.mcp_tools` for the params. The configuration is
+    looked for first: with none, nothing of MCP is imported.
     """
+    from toolplug_mcp.client.config import find_config
+
+    if config is None and find_config(None, context.env, context.workspace) is None:
+        return []
     from toolplug_mcp.client.tool import mcp_tools as create
 
     return create(
-        context, config=config, timeout=timeout, init_timeout=init_timeout, resources=resources
+        context,
+        config=config,
+        timeout=timeout,
+        init_timeout=init_timeout,
+        resources=resources,
+        max_server_requests=max_server_requests,
     )
 
 
@@ -65,9 +82,52 @@ def open_prompts(
     return start(config, workspace=workspace, timeout=timeout)
 
 
+#: The MCP libraries this plugin imports, and the versions it works with: [low, high).
+NEEDED = {
+    "mcp": ((2, 2), (3,)),
+    "mcp-types": ((2, 2), (3,)),
+    "fastmcp-slim": ((4, 1), (5,)),
+}
+
+
+def check_install() -> None:
+    """Raise :class:`ImportError`, saying what to install, when an MCP library this
+    plugin needs is missing or of a version outside its range (read from metadata:
+    nothing is imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name, (low, high) in NEEDED.items():
+        wanted = f"{name}>={'.'.join(map(str, low))},<{'.'.join(map(str, high))}"
+        try:
+            found = version(name)
+        except PackageNotFoundError:
+            raise ImportError(
+                f"toolplug-mcp needs {wanted}, which is not installed: pip install '{wanted}'"
+            ) from None
+        if not low <= _release(found) < high:
+            raise ImportError(
+                f"toolplug-mcp needs {wanted}, and {name} {found} is installed (another "
+                f"package may pin it): pip install '{wanted}'"
+            )
+
+
+def _release(text: str) -> tuple[int, ...]:
+    """The leading numbers of a version: ``2.3.0rc1`` -> ``(2, 3, 0)``."""
+    numbers: list[int] = []
+    for part in text.split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if digits != part:
+            break
+    return tuple(numbers)
+
+
 @hookimpl
 def register_tools(register: Any) -> None:
-    """Register the ``mcp`` factory."""
+    """Register the ``mcp`` factory (after :func:`check_install`)."""
+    check_install()
     register(mcp_tools, name="mcp")
 
 

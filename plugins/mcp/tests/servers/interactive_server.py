@@ -5,7 +5,8 @@ python interactive_server.py
 It speaks the 2025-11-25 handshake, where a server sends its own requests and list
 changes to the client directly (as ``server-everything`` and most servers do). Its
 tools ask the client for a completion (``summarize``), a form (``book``) and its roots
-(``roots``); report progress and log (``count``); add, remove and retype tools,
+(``roots``), or flood it with both (``flood``); report progress and log (``count``);
+add, remove and retype tools,
 saying that the list changed (``grow``, ``shrink``, ``retype``); and show what the
 client declared (``capabilities``). It has two prompts, ``greet`` and ``review``, and
 logs ``ready`` when the client has finished the handshake (outside any call).
@@ -44,6 +45,9 @@ tools: dict[str, dict[str, Any]] = {
         text_tool("retype", "Give a tool a new argument.", name=TEXT, argument=TEXT),
         text_tool("capabilities", "What the client declared."),
         text_tool("echo", "Return the text.", text=TEXT),
+        text_tool(
+            "flood", "Ask for `count` completions and `count` answers.", count={"type": "integer"}
+        ),
     ]
 }
 PROMPTS = [
@@ -89,7 +93,30 @@ def text(value: str, is_error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": value}], "isError": is_error}
 
 
+def flood(count: int) -> dict[str, Any]:
+    """Ask the client for ``count`` completions and ``count`` form answers; say how many
+    were granted, how many refused, and the last refusal."""
+    granted = refused = 0
+    last = ""
+    sampling = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}
+    form = {"message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}
+    for _ in range(count):
+        for method, params in [
+            ("sampling/createMessage", {**sampling, "maxTokens": 5}),
+            ("elicitation/create", form),
+        ]:
+            asked = ask_client(method, params)
+            if "error" in asked:
+                refused += 1
+                last = asked["error"]["message"]
+            else:
+                granted += 1
+    return text(f"granted={granted} refused={refused} last={last}")
+
+
 def call(name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    if name == "flood":
+        return flood(int(arguments.get("count", 300)))
     if name == "summarize":
         asked = ask_client(
             "sampling/createMessage",

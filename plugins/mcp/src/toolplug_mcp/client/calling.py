@@ -117,14 +117,14 @@ async def _watched(session_task: asyncio.Task[Any] | None, work: Coroutine[Any, 
         result = await work
     except asyncio.CancelledError:
         # Ours (the session ended) unless someone else cancelled us too.
-        if not flags["ended"] or _uncancel(me) > 0:
+        if not flags["ended"] or uncancel(me) > 0:
             raise
         _session_ended(session_task)
     finally:
         flags["watching"] = False
         session_task.remove_done_callback(on_end)
     if flags["ended"]:  # the work ended in spite of our cancellation
-        _uncancel(me)
+        uncancel(me)
     return result
 
 
@@ -136,10 +136,10 @@ def _session_ended(session_task: asyncio.Task[Any]) -> NoReturn:
     raise RuntimeError("Session task completed unexpectedly")
 
 
-def _uncancel(task: asyncio.Task[Any]) -> int:
+def uncancel(task: asyncio.Task[Any]) -> int:
     """Take back our own cancellation request; returns the requests left (Python 3.11+
     counts them; 3.10 does not, and gets 0)."""
-    uncancel, cancelling = getattr(task, "uncancel", None), getattr(task, "cancelling", None)
-    if uncancel is None or cancelling is None:
+    undo, cancelling = getattr(task, "uncancel", None), getattr(task, "cancelling", None)
+    if undo is None or cancelling is None:
         return 0
-    return int(uncancel()) if cancelling() > 0 else 0
+    return int(undo()) if cancelling() > 0 else 0

@@ -32,6 +32,9 @@ WORKSPACE_CONFIG = Path(".toolplug") / "mcp.json"
 INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR")
 
 log = logging.getLogger("toolplug.mcp")
+#: How many sampling and elicitation requests a server may send during one call (the
+#: default of the ``mcp`` factory's ``max_server_requests``); past it, each is refused.
+MAX_SERVER_REQUESTS = 20
 #: A server ``timeout`` below this many milliseconds was most likely meant in seconds.
 SMALL_TIMEOUT_MS = 100
 
@@ -85,6 +88,8 @@ class ServerSpec:
     prefix: str | bool | None = None
     #: Set when the server is signed in to with OAuth (``"auth": "oauth"``).
     oauth: OAuthSettings | None = None
+    #: Sampling and elicitation requests the server may send per call (``maxServerRequests``).
+    max_server_requests: int = MAX_SERVER_REQUESTS
 
     @property
     def start_timeout(self) -> float:
@@ -190,6 +195,7 @@ def load_config(
     workspace: Path,
     timeout: float,
     init_timeout: float,
+    max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> LoadedConfig | None:
     """Find the configuration and check every server in it (``None`` when there is none)."""
     found = find_config(config, env, workspace)
@@ -197,7 +203,12 @@ def load_config(
         return None
     raw, source = found
     servers = parse_servers(
-        raw, env=env, workspace=workspace, timeout=timeout, init_timeout=init_timeout
+        raw,
+        env=env,
+        workspace=workspace,
+        timeout=timeout,
+        init_timeout=init_timeout,
+        max_server_requests=max_server_requests,
     )
     return LoadedConfig(servers, source)
 
@@ -209,6 +220,7 @@ def parse_servers(
     workspace: Path,
     timeout: float = 60.0,
     init_timeout: float = 30.0,
+    max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> list[ServerSpec]:
     """Check an ``{"mcpServers": {...}}`` mapping and turn each entry into a spec."""
     servers = raw.get("mcpServers", raw.get("servers"))
@@ -218,7 +230,7 @@ def parse_servers(
     if not isinstance(servers, Mapping):
         raise ConfigError("'mcpServers' must be an object mapping server names to servers")
     return [
-        _parse_server(str(name), entry, env, workspace, timeout, init_timeout)
+        _parse_server(str(name), entry, env, workspace, timeout, init_timeout, max_server_requests)
         for name, entry in servers.items()
     ]
 
@@ -230,6 +242,7 @@ def _parse_server(
     workspace: Path,
     timeout: float,
     init_timeout: float,
+    max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> ServerSpec:
     where = f"MCP server '{name}'"
     if not isinstance(entry, Mapping):
@@ -263,6 +276,9 @@ def _parse_server(
         "init_timeout": init_timeout,
         "disabled": bool(entry.get("disabled", False)),
         "prefix": _prefix(entry.get("prefix"), where),
+        "max_server_requests": _count(
+            entry.get("maxServerRequests", max_server_requests), where, "maxServerRequests"
+        ),
     }
     if transport == "stdio":
         command = entry.get("command")
@@ -369,6 +385,12 @@ def _number(value: Any, where: str, key: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise ConfigError(f"{where}: '{key}' must be a positive number of milliseconds")
     return float(value)
+
+
+def _count(value: Any, where: str, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{where}: '{key}' must be a whole number, 0 or more")
+    return value
 
 
 def _string_map(value: Any, where: str, key: str) -> dict[str, str]:

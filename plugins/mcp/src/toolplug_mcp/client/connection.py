@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from toolplug.loop import run_sync
 
-from toolplug_mcp.client.calling import call_tool as call_plainly
+from toolplug_mcp.client.calling import call_tool as call_plainly, uncancel
 from toolplug_mcp.client.config import ServerSpec
 from toolplug_mcp.client.listen import listening
+from toolplug_mcp.client.schemas import usable_tools
 from toolplug_mcp.client.stderr import StderrTail
 from toolplug_mcp.client.tasks import (
     TaskRunner,
@@ -57,6 +58,10 @@ _REQUEST_TIMEOUT = -32001
 
 class RequestFailed(Exception):
     """A request to a server failed; the message says why, for a model to act on."""
+
+
+class UnreadableMessage(Exception):
+    """The server sent a message the MCP SDK could not parse."""
 
 
 class ServerGone(RequestFailed):
@@ -91,9 +96,11 @@ class ServerConnection:
     def __init__(self, spec: ServerSpec, handlers: ServerHandlers | None = None) -> None:
         self.spec = spec
         #: The host's handlers, as this server is served them.
-        self.handlers = handlers or _serve(spec.name, None, None)
+        self.handlers = handlers or _serve(spec, None, None)
         #: Called (on the client loop) when the server says its tool list changed.
         self.on_tools_changed: Callable[[ServerConnection], None] | None = None
+        #: Told when the server sends a message the SDK cannot read (while listing).
+        self.on_unreadable: Callable[[Exception], None] | None = None
         #: "not connected", "connected", "failed", "disabled" or "closed".
         self.status = "disabled" if spec.disabled else "not connected"
         self.error: str | None = None
@@ -258,7 +265,7 @@ class ServerConnection:
         """Connect if needed and list the server's tools (also kept in :attr:`tools`)."""
         client = await self._ensure_open()
         try:
-            listed = list(await client.list_tools())
+            listed = list(await self._unless_unreadable(client.list_tools()))
         except Exception as exc:
             refusal = self._refusal()
             await self._failed(exc)
@@ -268,9 +275,36 @@ class ServerConnection:
             ) from None
         legacy = serves_tasks(client)
         self.tools, self.left_out = offered(self.spec.name, listed, runs_tasks(client) or legacy)
+        # A tool whose schema cannot be used is left out alone (see schemas.usable_tools).
+        self.tools, unusable = usable_tools(self.spec.name, self.tools)
+        self.left_out += unusable
         # At 2025-11-25 a tool that runs only as a task is called as one.
         self.task_tools = {t.name for t in self.tools if legacy and task_support(t) == "required"}
         return self.tools
+
+    async def _unless_unreadable(self, work: Any) -> Any:
+        """Await ``work``; if the server meanwhile sends a message the SDK cannot read
+        (its answer, most likely), fail at once instead of waiting out the timeout."""
+        me = asyncio.current_task()
+        garbled: list[Exception] = []
+
+        def on_unreadable(exc: Exception) -> None:
+            if me is not None and not garbled:
+                garbled.append(exc)
+                me.cancel()
+
+        self.on_unreadable = on_unreadable
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if not garbled or (me is not None and uncancel(me) > 0):
+                raise  # not (only) ours
+            raise UnreadableMessage(
+                "it sent a message this client cannot read (a JSON answer nested deeper "
+                f"than the MCP SDK reads, 200 levels?): {str(garbled[0])[:300]}"
+            ) from None
+        finally:
+            self.on_unreadable = None
 
     async def probe_resources(self) -> bool:
         """Find out whether the server has resources (sets :attr:`offers_resources`)."""
@@ -461,6 +495,12 @@ def _list_changes(connection: ServerConnection) -> Any:
             if connection.on_tools_changed is not None:
                 connection.on_tools_changed(connection)
 
+        async def on_exception(self, message: Exception) -> None:
+            # A line of the server's the SDK could not parse (see _unless_unreadable).
+            log.warning("MCP server '%s' sent an unreadable message", connection.spec.name)
+            if connection.on_unreadable is not None:
+                connection.on_unreadable(message)
+
     return ListChanges()
 
 
@@ -502,8 +542,7 @@ class ServerPool:
     ) -> None:
         self.source = source
         self.connections = {
-            spec.name: ServerConnection(spec, _serve(spec.name, handlers, workspace))
-            for spec in specs
+            spec.name: ServerConnection(spec, _serve(spec, handlers, workspace)) for spec in specs
         }
         #: What follows the servers' tool lists for the toolsets that hold this pool's
         #: tools (a :class:`~toolplug_mcp.client.changes.ToolsFollower`, set by the
@@ -568,11 +607,13 @@ class ServerPool:
         await asyncio.gather(*(c.close() for c in self.connections.values()))
 
 
-def _serve(server: str, handlers: Handlers | None, workspace: Path | None) -> ServerHandlers:
+def _serve(spec: ServerSpec, handlers: Handlers | None, workspace: Path | None) -> ServerHandlers:
     """The host's handlers (none: the defaults) as one server is served them."""
     from toolplug_mcp.client.handlers import ServerHandlers
 
-    return ServerHandlers(server, handlers, workspace or Path.cwd())
+    return ServerHandlers(
+        spec.name, handlers, workspace or Path.cwd(), limit=spec.max_server_requests
+    )
 
 
 @atexit.register

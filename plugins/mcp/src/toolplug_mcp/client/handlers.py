@@ -20,6 +20,13 @@ factory, which ``Toolset.load`` fills):
 A sync ``on_elicit`` or ``on_sample`` (a person at a prompt, a blocking model call) runs
 in a worker thread, so that the client loop, which every server shares, goes on.
 
+A server may send only so many sampling and elicitation requests during one call (the
+``limit``: the ``mcp`` factory's ``max_server_requests``, or a server's own
+``maxServerRequests``); past it each one is refused, with an error the server reads,
+and never reaches the host. A request is counted against every call to the server
+then running (the protocol does not say which call asked), or, outside calls, against
+the time since the last call started.
+
 Imports the MCP SDK: loaded only when a server is opened.
 """
 
@@ -55,16 +62,26 @@ T = TypeVar("T")
 UNKNOWN_MODEL = "unknown"
 
 
+class TooManyRequests(Exception):
+    """A server asked for more sampling or elicitation during a call than it may."""
+
+
 class ServerHandlers:
     """The host's handlers as one server's connection uses them (see the module)."""
 
-    def __init__(self, server: str, handlers: Handlers | None, workspace: Path) -> None:
+    def __init__(
+        self, server: str, handlers: Handlers | None, workspace: Path, *, limit: int = 20
+    ) -> None:
         self.server = server
         self.handlers = handlers if handlers is not None else Handlers()
         self.workspace = workspace
+        #: Sampling and elicitation requests allowed per call (see the module).
+        self.limit = limit
         # The calls to this server now running: a key per call -> (its scope, its name).
         self._calls: dict[int, tuple[CallScope | None, str]] = {}
         self._keys = itertools.count()
+        # Requests counted per running call; None: those sent outside any call.
+        self._asks: dict[int | None, int] = {None: 0}
 
     # -- what the fastmcp client is given --------------------------------------------
 
@@ -103,6 +120,8 @@ class ServerHandlers:
         name = scope.tool if scope is not None and scope.tool else tool
         key = next(self._keys)
         self._calls[key] = (scope, name)
+        self._asks[key] = 0
+        self._asks[None] = 0
 
         async def progress(amount: float, total: float | None, message: str | None) -> None:
             call_id = scope.call_id if scope else None
@@ -114,6 +133,20 @@ class ServerHandlers:
             yield progress
         finally:
             del self._calls[key]
+            del self._asks[key]
+
+    def _count_request(self, what: str) -> None:
+        """Count a sampling or elicitation request; raise :class:`TooManyRequests` past
+        the limit (fastmcp sends the message back to the server as the error)."""
+        keys: list[int | None] = list(self._calls) or [None]
+        for key in keys:
+            self._asks[key] += 1
+        if any(self._asks[key] > self.limit for key in keys):
+            raise TooManyRequests(
+                f"refused: MCP server '{self.server}' sent more than {self.limit} sampling "
+                f"and elicitation requests during one call (this {what} request is not "
+                "passed to the host); the limit is the client's maxServerRequests"
+            )
 
     def _pick(
         self, scope: CallScope | None, handler: str
@@ -156,6 +189,7 @@ class ServerHandlers:
         await notify(handlers, event, loop=loop)
 
     async def _on_sample(self, messages: list[Any], params: Any, context: Any) -> Any:
+        self._count_request("sampling")
         request = SamplingRequest(
             server=self.server,
             messages=[_wire(message) for message in messages],
@@ -172,6 +206,7 @@ class ServerHandlers:
         return _sampling_result(result)
 
     async def _on_elicit(self, message: str, _type: Any, params: Any, context: Any) -> Any:
+        self._count_request("elicitation")
         schema = getattr(params, "requested_schema", None)
         if schema is None:  # URL mode: not offered to the host (form mode only)
             return mcp_types.ElicitResult(action="decline")

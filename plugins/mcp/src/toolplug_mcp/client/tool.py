@@ -21,7 +21,7 @@ from toolplug import (
 from toolplug.loop import run_sync
 
 from toolplug_mcp.client.changes import ToolsFollower
-from toolplug_mcp.client.config import load_config
+from toolplug_mcp.client.config import MAX_SERVER_REQUESTS, load_config
 from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.executor import McpExecutor
 from toolplug_mcp.client.names import META_KEY, exported_name, exported_names, full_name
@@ -30,6 +30,7 @@ from toolplug_mcp.client.results import wire as to_wire
 from toolplug_mcp.client.schemas import (
     allows_null,
     describe_errors,
+    dialect,
     expects_structure,
     export_output_schema,
     export_schema,
@@ -78,7 +79,9 @@ class McpTool(ToolDefinition[McpArguments, McpObservation]):
         self.origin = f"tool '{remote.name}' of MCP server '{self.server}'"
         self._input_schema = exported
         self._output_schema = export_output_schema(wire.get("outputSchema"))
-        self._validator = make_validator(raw_input)
+        self._validator = make_validator(raw_input, self.origin)
+        #: The ``$schema`` the server declared (the MCP export gives it back).
+        self.schema_dialect = dialect(raw_input)
 
     # -- following the server's tool list (see toolplug_mcp.client.changes) -------------
 
@@ -212,6 +215,7 @@ def mcp_tools(
     timeout: float = 60.0,
     init_timeout: float = 30.0,
     resources: bool = True,
+    max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> list[ToolDefinition[Any, Any]]:
     """The ``mcp`` factory: one tool per tool of every configured MCP server.
 
@@ -221,7 +225,9 @@ def mcp_tools(
     default per-call timeout in seconds (a server's own ``timeout``, in milliseconds as
     the format has it, wins); ``init_timeout`` bounds each server's start. With
     ``resources`` (the default), a server that offers resources also gets a
-    ``list_resources`` and a ``read_resource`` tool.
+    ``list_resources`` and a ``read_resource`` tool. ``max_server_requests`` is how many
+    sampling and elicitation requests a server may send during one call (a server's own
+    ``maxServerRequests`` wins); past it each is refused.
 
     The host's handlers (``context.handlers``) are served to the servers (sampling,
     questions, roots, progress, logs: see :mod:`~toolplug_mcp.client.handlers`), and
@@ -236,6 +242,7 @@ def mcp_tools(
         workspace=context.workspace,
         timeout=timeout,
         init_timeout=init_timeout,
+        max_server_requests=max_server_requests,
     )
     if loaded is None:
         return []
