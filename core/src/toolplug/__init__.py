@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.2.1"
+__version__ = "0.2.2"
 
 #: The public names, by the module that defines them: the one list of them. The
 #: ``TYPE_CHECKING`` imports below mirror it for type checkers (a test keeps the two
