@@ -25,6 +25,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -67,6 +68,9 @@ from toolplug_mcp.server.shutdown import (
 )
 
 log = logging.getLogger("toolplug.mcp")
+
+#: Worker threads kept beyond one per session (see :func:`worker_pool`).
+SPARE_THREADS = 32
 
 
 class ServedTool(Tool):
@@ -303,6 +307,20 @@ def _limit_sessions(app: Any, path: str, max_sessions: int | None) -> None:
     app.router.lifespan_context = lifespan
 
 
+def worker_pool(max_sessions: int | None) -> ThreadPoolExecutor:
+    """The thread pool for the sessions' blocking work: their tools' sync calls, and the
+    creating and closing of their tools.
+
+    asyncio's default pool has a handful of threads (``min(32, cores + 4)``): a few long
+    calls would hold them all, a session's tools would stay open long after its
+    ``DELETE``, and a shutdown would close hundreds of sessions a handful at a time.
+    Here every session can have a call running and its tools closed at once; threads
+    are only started as they are needed.
+    """
+    threads = (max_sessions or DEFAULT_MAX_SESSIONS) + SPARE_THREADS
+    return ThreadPoolExecutor(threads, thread_name_prefix="toolplug-serve")
+
+
 def _uvicorn_server_class() -> type[Any]:
     import uvicorn
 
@@ -345,6 +363,8 @@ async def serve_http(
     session's tools are closed, and the process ends by that signal (as uvicorn's own
     handling does). A second signal ends the wait at once. A host that handles signals
     itself passes ``False`` and cancels the task instead; the tools are closed either way.
+
+    The running loop's default thread pool is replaced by :func:`worker_pool`'s.
     """
     import uvicorn
 
@@ -355,6 +375,8 @@ async def serve_http(
         )
     if not (math.isfinite(shutdown_timeout) and shutdown_timeout >= 0):
         raise ToolError(f"the shutdown timeout must be 0 or more seconds, not {shutdown_timeout}")
+    # The sessions' blocking work runs in asyncio's default pool (to_thread): sized here.
+    asyncio.get_running_loop().set_default_executor(worker_pool(max_sessions))
     state = ServeState(max_sessions=max_sessions, stateless=sessions.shared)
     app = http_app(
         server,
@@ -376,10 +398,14 @@ async def serve_http(
     )
     uvicorn_server = _uvicorn_server_class()(config)
     draining: list[asyncio.Task[None]] = []
+    closing: list[asyncio.Task[None]] = []
 
     def stop() -> None:
         state.closing.set()  # open streams end (see gate.Gate), so uvicorn need not cut them
         uvicorn_server.should_exit = True
+        # Every session's tools close now, all at once, while uvicorn winds down.
+        if not closing:
+            closing.append(asyncio.ensure_future(sessions.close_all()))
 
     async def drain_then_stop() -> None:
         await state.calls_finished(shutdown_timeout)
@@ -408,7 +434,7 @@ async def serve_http(
     finally:
         for waiting in draining:
             waiting.cancel()
-        await sessions.close_all()
+        await (closing[0] if closing else sessions.close_all())
     if received:
         end_by_signal(received[0])
 
