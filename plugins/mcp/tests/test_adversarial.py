@@ -9,9 +9,11 @@ toolplug-bash is installed, ``bash`` with a ``nohup`` background job.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,7 @@ import httpx2
 import pytest
 from conftest import (
     HAS_BASH,
+    INITIALIZE,
     TOOLPLUG,
     children_of,
     is_alive,
@@ -384,3 +387,141 @@ def test_bad_serve_options_are_usage_errors(tmp_path: Path, options: list[str]) 
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert options[0] in done.stderr or options[0].lstrip("-").replace("-", " ") in done.stderr
+
+
+# ======================================================================================
+# serve: hostile HTTP clients (issue #26). Raw sockets: HTTP clients merge or refuse to
+# send duplicate headers, and cannot send a request slowly.
+# ======================================================================================
+
+
+def raw_status(port: int, headers: list[tuple[str, str]], host: str | None = None) -> int:
+    """The status of an ``initialize`` POSTed with exactly these headers (and ``Host``)."""
+    body = json.dumps(INITIALIZE).encode()
+    lines = ["POST /mcp HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}"]
+    lines += [f"{name}: {value}" for name, value in headers]
+    lines += [
+        "Accept: application/json, text/event-stream",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+    ]
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        status = sock.makefile("rb").readline()
+    assert status.startswith(b"HTTP/1.1 "), status
+    return int(status.split()[1])
+
+
+@pytest.fixture
+def loopback_port(tmp_path: Path) -> Iterator[int]:
+    """A served counter on 127.0.0.1; its port."""
+    proc, url = start_http(tmp_path, plugins="counter")
+    try:
+        yield int(url.rsplit(":", 1)[1].split("/")[0])
+    finally:
+        stop(proc)
+
+
+def test_the_origin_must_be_the_servers_own_scheme_host_and_port(loopback_port: int) -> None:
+    """The reported hole: on loopback only the host name was compared, so
+    ``http://127.0.0.1:PORT.evil.com`` and pages on other ports were served."""
+    port = loopback_port
+    own = f"127.0.0.1:{port}"
+    refused = [
+        (own, f"http://127.0.0.1:{port}.evil.com"),
+        (own, f"http://127.0.0.1:{port + 1}"),
+        (own, "http://127.0.0.1"),
+        (own, f"https://127.0.0.1:{port}"),
+        (own, f"http://localhost:{port}"),  # another origin than the Host names
+        (own, f"http://[::1]:{port}"),
+        (own, f"http://127.0.0.1.:{port}"),
+        (own, f"http://user@127.0.0.1:{port}"),
+        (own, f"http://127.0.0.1:{port}/"),
+        (own, f"http://127.0.0.1:{port}, http://127.0.0.1:{port}"),
+        (own, "null"),
+        (own, ""),
+        (f"localhost:{port}", f"http://localhost:{port + 1}"),
+        (f"localhost:{port}", f"http://localhost.:{port}"),
+    ]
+    served = [
+        (own, f"http://127.0.0.1:{port}"),
+        (own, f"HTTP://127.0.0.1:{port}"),  # scheme and host compare in any case
+        (f"localhost:{port}", f"http://localhost:{port}"),
+        (f"LOCALHOST:{port}", f"http://localhost:{port}"),
+        (f"[::1]:{port}", f"http://[::1]:{port}"),
+        (f"[0:0::1]:{port}", f"http://[::1]:{port}"),
+        # A port forward: the page and the Host name the forwarded port.
+        ("localhost:9", "http://localhost:9"),
+    ]
+    wrong = [
+        (host, origin, status)
+        for cases, expected in ((refused, 403), (served, 200))
+        for host, origin in cases
+        if (status := raw_status(port, [("Origin", origin)], host=host)) != expected
+    ]
+    assert wrong == [], wrong
+    assert raw_status(port, []) == 200  # clients that are not browsers send no Origin
+
+
+def test_a_foreign_host_is_misdirected_on_loopback(loopback_port: int) -> None:
+    port = loopback_port
+    for host in ("localhost.", f"127.0.0.1.evil.example:{port}", "::1", f"a@127.0.0.1:{port}"):
+        assert raw_status(port, [], host=host) == 421, host
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("Origin", "{own}"), ("Origin", "{own}")],
+        [("Origin", "{own}"), ("ORIGIN", "{own}")],
+        [("Origin", "{own}"), ("origin", "http://evil.example")],
+        [("Authorization", "Bearer x"), ("Authorization", "Bearer x")],
+        [("Mcp-Session-Id", "a"), ("mcp-session-id", "b")],
+        [("Host", "{host}")],  # a second Host (the first is raw_status's)
+    ],
+    ids=["origin", "origin-case", "origin-other", "authorization", "session-id", "host"],
+)
+def test_a_header_sent_twice_is_refused(loopback_port: int, headers: list[tuple[str, str]]) -> None:
+    port = loopback_port
+    given = [
+        (name, value.format(own=f"http://127.0.0.1:{port}", host=f"127.0.0.1:{port}"))
+        for name, value in headers
+    ]
+    assert raw_status(port, given) == 400
+    if given[0][0] != "Host":
+        assert raw_status(port, given[:1]) != 400  # once is fine
+
+
+def test_duplicate_authorization_is_refused_even_when_both_hold_the_token(
+    tmp_path: Path,
+) -> None:
+    proc, url = start_http(tmp_path, "--token", "s3cret", plugins="counter")
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        token = ("Authorization", "Bearer s3cret")
+        assert raw_status(port, [token]) == 200
+        assert raw_status(port, [token, token]) == 400
+        assert raw_status(port, [("Authorization", "Bearer nope"), token]) == 400
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize(
+    "origin", ["https://app.example/path", "app.example", "null", "https://u@app.example"]
+)
+def test_an_allowed_origin_that_is_not_an_origin_is_a_usage_error(
+    tmp_path: Path, origin: str
+) -> None:
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
+    done = subprocess.run(
+        [*args, "--allow-origin", origin],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--allow-origin" in done.stderr and "is not an origin" in done.stderr
+    assert "Traceback" not in done.stderr

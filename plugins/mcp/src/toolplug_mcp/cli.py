@@ -207,6 +207,17 @@ def prompts_command(
             click.echo(f"{'':<20}   --arg {argument.name}=... ({need}){about}")
 
 
+def _origins(values: tuple[str, ...]) -> tuple[str, ...]:
+    from toolplug_mcp.server.security import OriginError, allowed_origin
+
+    for value in values:
+        try:
+            allowed_origin(value)
+        except OriginError as exc:
+            raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+    return values
+
+
 def _endpoint_path(value: str) -> str:
     if not value.startswith("/"):
         raise click.BadParameter(f"{value!r} must start with '/', as /mcp does")
@@ -248,7 +259,9 @@ def _endpoint_path(value: str) -> str:
     "allowed_origins",
     multiple=True,
     metavar="ORIGIN",
-    help="A browser origin allowed to call (repeatable); others get 403.",
+    callback=lambda ctx, param, value: _origins(value),
+    help="A browser origin allowed to call, as scheme://host[:port] (repeatable); other "
+    "origins get 403.",
 )
 @click.option(
     "--policy",

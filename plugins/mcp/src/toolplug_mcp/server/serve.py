@@ -49,8 +49,8 @@ from toolplug_mcp.server.gate import (
 from toolplug_mcp.server.security import (
     TOKEN_ENV_VAR,
     BearerTokenMiddleware,
+    RequestGuard,
     is_loopback,
-    origin_guard,
 )
 from toolplug_mcp.server.sessions import (
     DEFAULT_IDLE_TIMEOUT,
@@ -276,11 +276,14 @@ def http_app(
         # notifications, and its questions to the user, travel on it.
         json_response=False,
         stateless_http=state.stateless,
-        **origin_guard(host, allowed_origins),
+        # Host and Origin are checked by RequestGuard (exactly: fastmcp's own check
+        # takes any loopback origin, any port).
+        host_origin_protection=False,
         session_idle_timeout=sessions.idle_timeout,
     )
     _limit_sessions(app, path, state.max_sessions)
-    return Gate(app, state, path)
+    guarded = RequestGuard(app, loopback=is_loopback(host), allowed_origins=allowed_origins or ())
+    return Gate(guarded, state, path)
 
 
 def _limit_sessions(app: Any, path: str, max_sessions: int | None) -> None:
