@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,12 @@ def _origins(values: tuple[str, ...]) -> tuple[str, ...]:
     return values
 
 
+def _seconds(value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"{value} is not a positive, finite number of seconds")
+    return value
+
+
 def _endpoint_path(value: str) -> str:
     if not value.startswith("/"):
         raise click.BadParameter(f"{value!r} must start with '/', as /mcp does")
@@ -295,6 +302,24 @@ def _endpoint_path(value: str) -> str:
     "sessions' tools are closed.",
 )
 @click.option(
+    "--header-timeout",
+    type=float,
+    callback=lambda ctx, param, value: _seconds(value),
+    default=10.0,
+    show_default=True,
+    help="Seconds an HTTP client may take to send a request's headers; past them it "
+    "gets 408 and its connection is closed.",
+)
+@click.option(
+    "--body-timeout",
+    type=float,
+    callback=lambda ctx, param, value: _seconds(value),
+    default=30.0,
+    show_default=True,
+    help="Seconds an HTTP client may take to send a request's body, once its headers "
+    "are in; past them it gets 408 and its connection is closed.",
+)
+@click.option(
     "--stateless",
     is_flag=True,
     help="No sessions: any replica answers any request (HTTP; only for tools that keep "
@@ -321,6 +346,8 @@ def serve_command(
     policy: Path | None,
     max_sessions: int,
     shutdown_timeout: float,
+    header_timeout: float,
+    body_timeout: float,
     stateless: bool,
     tool_param_pairs: tuple[str, ...],
     workspace: Path | None,
@@ -380,6 +407,8 @@ def serve_command(
                 path=path,
                 max_sessions=max_sessions,
                 shutdown_timeout=shutdown_timeout,
+                header_timeout=header_timeout,
+                body_timeout=body_timeout,
             )
         )
     except KeyboardInterrupt:

@@ -2,6 +2,7 @@
 
 :mod:`~toolplug_mcp.server.serve` builds and runs the server,
 :mod:`~toolplug_mcp.server.sessions` keeps one toolset per client session, and
-:mod:`~toolplug_mcp.server.security` guards HTTP. Nothing here is imported until the
+:mod:`~toolplug_mcp.server.security` guards HTTP,
+:mod:`~toolplug_mcp.server.deadlines` times out clients that send their requests slowly. Nothing here is imported until the
 command runs.
 """

@@ -39,6 +39,12 @@ from toolplug.formats import export_tool, render
 
 from toolplug_mcp.server import protocol
 from toolplug_mcp.server.approval import elicit_approval
+from toolplug_mcp.server.deadlines import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    ReadBody,
+    timed_protocol,
+)
 from toolplug_mcp.server.gate import (
     DEFAULT_MAX_SESSIONS,
     CountCalls,
@@ -250,9 +256,12 @@ def http_app(
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
     state: ServeState | None = None,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> Any:
     """The ASGI app for a server bound to ``host``: token, Host and Origin checks, and
     the gate (``/healthz``, ``/readyz``, the session limit, draining) of ``state``.
+    A request's body must arrive within ``body_timeout`` seconds
+    (:class:`~toolplug_mcp.server.deadlines.ReadBody`).
 
     The SDK's session manager ends a session on the client's ``DELETE`` or after
     ``sessions.idle_timeout`` idle seconds, and its tools close with it. When
@@ -282,7 +291,8 @@ def http_app(
         session_idle_timeout=sessions.idle_timeout,
     )
     _limit_sessions(app, path, state.max_sessions)
-    guarded = RequestGuard(app, loopback=is_loopback(host), allowed_origins=allowed_origins or ())
+    read = ReadBody(app, body_timeout)
+    guarded = RequestGuard(read, loopback=is_loopback(host), allowed_origins=allowed_origins or ())
     return Gate(guarded, state, path)
 
 
@@ -354,6 +364,8 @@ async def serve_http(
     handle_signals: bool = True,
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     shutdown_timeout: float = SHUTDOWN_GRACE,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> None:
     """Serve over streamable HTTP until cancelled or stopped; then close every session.
 
@@ -367,6 +379,10 @@ async def serve_http(
     handling does). A second signal ends the wait at once. A host that handles signals
     itself passes ``False`` and cancels the task instead; the tools are closed either way.
 
+    A client gets ``header_timeout`` seconds to send a request's headers and
+    ``body_timeout`` more for its body; past them it gets ``408`` and the connection is
+    closed (:mod:`~toolplug_mcp.server.deadlines`).
+
     The running loop's default thread pool is replaced by :func:`worker_pool`'s.
     """
     import uvicorn
@@ -378,6 +394,9 @@ async def serve_http(
         )
     if not (math.isfinite(shutdown_timeout) and shutdown_timeout >= 0):
         raise ToolError(f"the shutdown timeout must be 0 or more seconds, not {shutdown_timeout}")
+    for name, value in (("header", header_timeout), ("body", body_timeout)):
+        if not (math.isfinite(value) and value > 0):
+            raise ToolError(f"the {name} timeout must be a positive number of seconds, not {value}")
     # The sessions' blocking work runs in asyncio's default pool (to_thread): sized here.
     asyncio.get_running_loop().set_default_executor(worker_pool(max_sessions))
     state = ServeState(max_sessions=max_sessions, stateless=sessions.shared)
@@ -389,11 +408,13 @@ async def serve_http(
         allowed_origins=allowed_origins,
         path=path,
         state=state,
+        body_timeout=body_timeout,
     )
     config = uvicorn.Config(
         app,
         host=host.strip("[]"),  # an IPv6 address may be given as in a URL
         port=port,
+        http=timed_protocol(header_timeout),
         log_level="warning",
         lifespan="on",
         # The calls had their time while draining; what is left are open streams.
