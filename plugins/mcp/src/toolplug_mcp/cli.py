@@ -364,7 +364,7 @@ def serve_command(
     from toolplug import ToolContext, ToolError
 
     from toolplug_mcp.server.security import is_loopback
-    from toolplug_mcp.server.serve import build_server, endpoint_url, serve_http, serve_stdio
+    from toolplug_mcp.server.serve import build_server, serve_http, serve_stdio
 
     if transport == "http" and not is_loopback(host) and not token:
         click.echo(
@@ -394,7 +394,11 @@ def serve_command(
     if transport == "stdio":
         asyncio.run(serve_stdio(server, sessions))
         return
-    click.echo(f"toolplug MCP server on {endpoint_url(host, port, path)}", err=True)
+
+    def announce(url: str) -> None:
+        # Only once the socket listens: a script that waits for this line may connect.
+        click.echo(f"toolplug MCP server on {url}", err=True)
+
     try:
         asyncio.run(
             serve_http(
@@ -409,8 +413,12 @@ def serve_command(
                 shutdown_timeout=shutdown_timeout,
                 header_timeout=header_timeout,
                 body_timeout=body_timeout,
+                announce=announce,
             )
         )
+    except ToolError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
     except KeyboardInterrupt:
         pass
 

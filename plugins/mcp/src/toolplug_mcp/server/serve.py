@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -334,6 +334,26 @@ def worker_pool(max_sessions: int | None) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(threads, thread_name_prefix="toolplug-serve")
 
 
+async def _serve_uvicorn(uvicorn_server: Any, host: str, port: int) -> None:
+    """Run uvicorn; a start it gives up on (it logged why) is a :class:`ToolError`.
+
+    uvicorn ends a failed start (the port taken, say) with ``SystemExit``, which a task
+    does not keep: it would end the event loop with a traceback.
+    """
+    try:
+        await uvicorn_server.serve()
+    except SystemExit as exc:
+        raise ToolError(f"could not serve on {endpoint_url(host, port, '')} (see above)") from exc
+
+
+def _bound_port(uvicorn_server: Any) -> int:
+    """The port a started uvicorn server listens on."""
+    for listening in uvicorn_server.servers:
+        for sock in listening.sockets:
+            return int(sock.getsockname()[1])
+    return int(uvicorn_server.config.port)
+
+
 def _uvicorn_server_class() -> type[Any]:
     import uvicorn
 
@@ -361,6 +381,7 @@ async def serve_http(
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
     started: asyncio.Event | None = None,
+    announce: Callable[[str], None] | None = None,
     handle_signals: bool = True,
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     shutdown_timeout: float = SHUTDOWN_GRACE,
@@ -371,6 +392,10 @@ async def serve_http(
 
     A non-loopback ``host`` needs a ``token``. At most ``max_sessions`` sessions are
     open at once (``None``: no limit); past it a new session gets ``503``.
+
+    Once the socket listens and the app has started (a client can connect), ``started``
+    is set and ``announce`` is called with the endpoint's URL, naming the port the
+    socket got (for ``port=0``).
 
     With ``handle_signals`` (in the main thread), SIGINT and SIGTERM drain the server:
     ``/readyz`` answers ``503``, new sessions and new calls are refused, calls in flight
@@ -444,12 +469,16 @@ async def serve_http(
 
     try:
         with stop_on_signals(on_signal, enabled=handle_signals) as received:
-            task = asyncio.create_task(uvicorn_server.serve())
+            task = asyncio.create_task(_serve_uvicorn(uvicorn_server, host, port))
             try:
-                if started is not None:
+                if started is not None or announce is not None:
                     while not uvicorn_server.started and not task.done():
                         await asyncio.sleep(0.02)
-                    started.set()
+                    if uvicorn_server.started:
+                        if announce is not None:
+                            announce(endpoint_url(host, _bound_port(uvicorn_server), path))
+                        if started is not None:
+                            started.set()
                 await asyncio.shield(task)
             except asyncio.CancelledError:
                 stop()
