@@ -1,5 +1,6 @@
 """`toolplug mcp serve` for many sessions on one host: the session limit, the health and
-readiness endpoints, draining on SIGTERM, per-session tool params, and --stateless.
+readiness endpoints, draining on SIGTERM, closing hundreds of sessions at once (SIGTERM,
+DELETE), per-session tool params, and --stateless.
 
 Every test runs the real server with real bash sessions, driven by the official MCP SDK
 client (or plain HTTP where the status line and headers are the point) on 127.0.0.1.
