@@ -9,10 +9,13 @@ toolplug-bash is installed, ``bash`` with a ``nohup`` background job.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,14 +24,17 @@ import httpx2
 import pytest
 from conftest import (
     HAS_BASH,
+    INITIALIZE,
     TOOLPLUG,
     children_of,
+    free_port,
     is_alive,
     rpc_answer,
     serve_env,
     start_http,
     stop,
     until,
+    wait_for_port,
     wait_until,
 )
 from fastmcp import Client
@@ -544,3 +550,281 @@ def test_bad_serve_options_are_usage_errors(tmp_path: Path, options: list[str]) 
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert options[0] in done.stderr or options[0].lstrip("-").replace("-", " ") in done.stderr
+
+
+# ======================================================================================
+# serve: hostile HTTP clients (issue #26). Raw sockets: HTTP clients merge or refuse to
+# send duplicate headers, and cannot send a request slowly.
+# ======================================================================================
+
+
+def raw_status(port: int, headers: list[tuple[str, str]], host: str | None = None) -> int:
+    """The status of an ``initialize`` POSTed with exactly these headers (and ``Host``)."""
+    body = json.dumps(INITIALIZE).encode()
+    lines = ["POST /mcp HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}"]
+    lines += [f"{name}: {value}" for name, value in headers]
+    lines += [
+        "Accept: application/json, text/event-stream",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+    ]
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        status = sock.makefile("rb").readline()
+    assert status.startswith(b"HTTP/1.1 "), status
+    return int(status.split()[1])
+
+
+@pytest.fixture
+def loopback_port(tmp_path: Path) -> Iterator[int]:
+    """A served counter on 127.0.0.1; its port."""
+    proc, url = start_http(tmp_path, plugins="counter")
+    try:
+        yield int(url.rsplit(":", 1)[1].split("/")[0])
+    finally:
+        stop(proc)
+
+
+def test_the_origin_must_be_the_servers_own_scheme_host_and_port(loopback_port: int) -> None:
+    """The reported hole: on loopback only the host name was compared, so
+    ``http://127.0.0.1:PORT.evil.com`` and pages on other ports were served."""
+    port = loopback_port
+    own = f"127.0.0.1:{port}"
+    refused = [
+        (own, f"http://127.0.0.1:{port}.evil.com"),
+        (own, f"http://127.0.0.1:{port + 1}"),
+        (own, "http://127.0.0.1"),
+        (own, f"https://127.0.0.1:{port}"),
+        (own, f"http://localhost:{port}"),  # another origin than the Host names
+        (own, f"http://[::1]:{port}"),
+        (own, f"http://127.0.0.1.:{port}"),
+        (own, f"http://user@127.0.0.1:{port}"),
+        (own, f"http://127.0.0.1:{port}/"),
+        (own, f"http://127.0.0.1:{port}, http://127.0.0.1:{port}"),
+        (own, "null"),
+        (own, ""),
+        (f"localhost:{port}", f"http://localhost:{port + 1}"),
+        (f"localhost:{port}", f"http://localhost.:{port}"),
+    ]
+    served = [
+        (own, f"http://127.0.0.1:{port}"),
+        (own, f"HTTP://127.0.0.1:{port}"),  # scheme and host compare in any case
+        (f"localhost:{port}", f"http://localhost:{port}"),
+        (f"LOCALHOST:{port}", f"http://localhost:{port}"),
+        (f"[::1]:{port}", f"http://[::1]:{port}"),
+        (f"[0:0::1]:{port}", f"http://[::1]:{port}"),
+        # A port forward: the page and the Host name the forwarded port.
+        ("localhost:9", "http://localhost:9"),
+    ]
+    wrong = [
+        (host, origin, status)
+        for cases, expected in ((refused, 403), (served, 200))
+        for host, origin in cases
+        if (status := raw_status(port, [("Origin", origin)], host=host)) != expected
+    ]
+    assert wrong == [], wrong
+    assert raw_status(port, []) == 200  # clients that are not browsers send no Origin
+
+
+def test_a_foreign_host_is_misdirected_on_loopback(loopback_port: int) -> None:
+    port = loopback_port
+    for host in ("localhost.", f"127.0.0.1.evil.example:{port}", "::1", f"a@127.0.0.1:{port}"):
+        assert raw_status(port, [], host=host) == 421, host
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("Origin", "{own}"), ("Origin", "{own}")],
+        [("Origin", "{own}"), ("ORIGIN", "{own}")],
+        [("Origin", "{own}"), ("origin", "http://evil.example")],
+        [("Authorization", "Bearer x"), ("Authorization", "Bearer x")],
+        [("Mcp-Session-Id", "a"), ("mcp-session-id", "b")],
+        [("Host", "{host}")],  # a second Host (the first is raw_status's)
+    ],
+    ids=["origin", "origin-case", "origin-other", "authorization", "session-id", "host"],
+)
+def test_a_header_sent_twice_is_refused(loopback_port: int, headers: list[tuple[str, str]]) -> None:
+    port = loopback_port
+    given = [
+        (name, value.format(own=f"http://127.0.0.1:{port}", host=f"127.0.0.1:{port}"))
+        for name, value in headers
+    ]
+    assert raw_status(port, given) == 400
+    if given[0][0] != "Host":
+        assert raw_status(port, given[:1]) != 400  # once is fine
+
+
+def test_duplicate_authorization_is_refused_even_when_both_hold_the_token(
+    tmp_path: Path,
+) -> None:
+    proc, url = start_http(tmp_path, "--token", "s3cret", plugins="counter")
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        token = ("Authorization", "Bearer s3cret")
+        assert raw_status(port, [token]) == 200
+        assert raw_status(port, [token, token]) == 400
+        assert raw_status(port, [("Authorization", "Bearer nope"), token]) == 400
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize(
+    "origin", ["https://app.example/path", "app.example", "null", "https://u@app.example"]
+)
+def test_an_allowed_origin_that_is_not_an_origin_is_a_usage_error(
+    tmp_path: Path, origin: str
+) -> None:
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
+    done = subprocess.run(
+        [*args, "--allow-origin", origin],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--allow-origin" in done.stderr and "is not an origin" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+class LoggedServer:
+    """``toolplug mcp serve --transport http`` with its stderr kept in a file."""
+
+    def __init__(self, tmp_path: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.errors = tmp_path / f"serve-{self.port}.txt"
+        args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(self.port)]
+        with self.errors.open("w") as stderr:
+            self.proc = subprocess.Popen(
+                [*args, "--plugins", "counter", *extra], env=serve_env(tmp_path), stderr=stderr
+            )
+        wait_for_port(self.port, self.proc)
+
+    def log(self) -> list[str]:
+        """What the server wrote to stderr after the line with its URL."""
+        return self.errors.read_text().splitlines()[1:]
+
+    def headers(self, length: int) -> bytes:
+        return (
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\n\r\n"
+        ).encode()
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server has closed the socket (its 408 read and dropped)."""
+    try:
+        while True:
+            if not sock.recv(4096):
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:  # reset: the server closed with our bytes unread
+        return True
+
+
+def trickle(socks: list[socket.socket], data: bytes, limit: float) -> list[socket.socket]:
+    """Send ``data`` a byte at a time (every 0.2 s) on each socket until the server
+    closes it, or ``limit`` seconds pass; the sockets still open then."""
+    for sock in socks:
+        sock.setblocking(False)
+    open_ = list(socks)
+    deadline = time.monotonic() + limit
+    sent = 0
+    while open_ and time.monotonic() < deadline:
+        time.sleep(0.2)
+        for sock in list(open_):
+            if closed_by_server(sock):
+                open_.remove(sock)
+                continue
+            try:
+                sock.send(data[sent % len(data) : sent % len(data) + 1])
+            except BlockingIOError:
+                pass
+            except OSError:
+                open_.remove(sock)
+        sent += 1
+    return open_
+
+
+def test_slow_headers_are_timed_out(tmp_path: Path) -> None:
+    """The reported hole: 60 of 60 clients sending their headers slowly held their
+    sockets. With --header-timeout 1 each is closed; so is one that sends nothing."""
+    server = LoggedServer(tmp_path, "--header-timeout", "1")
+    socks = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(60)]
+    silent = socket.create_connection(("127.0.0.1", server.port))
+    silent.setblocking(False)
+    try:
+        header = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Slow: ".encode()
+        assert trickle(socks, header + b"a" * 10_000, limit=60) == []
+        wait_until(lambda: closed_by_server(silent), "the silent client is closed", 30)
+        # Meanwhile and after, the server answers.
+        assert httpx2.get(f"http://127.0.0.1:{server.port}/healthz", timeout=30).status_code == 200
+    finally:
+        for sock in [*socks, silent]:
+            sock.close()
+        stop(server.proc)
+    said = [line for line in server.log() if "(--header-timeout)" in line]
+    assert len(said) == 61, server.log()
+    assert "Traceback" not in server.errors.read_text()
+
+
+def test_a_slow_body_is_timed_out(tmp_path: Path) -> None:
+    server = LoggedServer(tmp_path, "--body-timeout", "1")
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    try:
+        sock.sendall(server.headers(100_000))
+        assert trickle([sock], b"[" * 100_000, limit=60) == []
+    finally:
+        sock.close()
+        stop(server.proc)
+    assert [line for line in server.log() if "(--body-timeout)" in line], server.log()
+    assert "Traceback" not in server.errors.read_text()
+
+
+def test_the_timeout_answer_is_408(tmp_path: Path) -> None:
+    server = LoggedServer(tmp_path, "--body-timeout", "1")
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(server.headers(100) + b"{")
+            assert sock.makefile("rb").readline().startswith(b"HTTP/1.1 408 ")
+    finally:
+        stop(server.proc)
+
+
+def test_a_client_that_leaves_mid_body_is_one_log_line(tmp_path: Path) -> None:
+    server = LoggedServer(tmp_path)
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(server.headers(1000) + b'{"jsonrpc": "2.0", "id": 1, ')
+            time.sleep(0.5)  # the server has the headers and part of the body
+        wait_until(lambda: server.log(), "the server logs the client's leaving", 30)
+        time.sleep(1)  # anything else it would log about it
+        assert len(server.log()) == 1, server.log()
+        assert "went away before the end of the body" in server.log()[0]
+        # Nothing reached the MCP layer: no session was opened.
+        health = httpx2.get(f"http://127.0.0.1:{server.port}/healthz", timeout=30).json()
+        assert health["sessions"] == 0
+    finally:
+        stop(server.proc)
+    assert "Traceback" not in server.errors.read_text()
+
+
+@pytest.mark.parametrize("option", ["--header-timeout", "--body-timeout"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_bad_request_timeouts_are_usage_errors(tmp_path: Path, option: str, value: str) -> None:
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
+    done = subprocess.run(
+        [*args, option, value],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert option in done.stderr and "Traceback" not in done.stderr

@@ -8,6 +8,7 @@ with the official MCP SDK client or plain HTTP, and uses the test plugin ``count
 
 from __future__ import annotations
 
+import selectors
 import socket
 import subprocess
 import time
@@ -28,6 +29,7 @@ from conftest import (
     serve_env,
     start_http,
     stop,
+    wait_until,
 )
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -239,7 +241,8 @@ async def test_an_ipv6_bind_is_printed_in_brackets(tmp_path: Path, host: str) ->
     try:
         wait_listening("::1", port, proc)
         url = f"http://[::1]:{port}/mcp"
-        assert f"toolplug MCP server on {url}" in errors.read_text()
+        printed = f"toolplug MCP server on {url}"
+        wait_until(lambda: printed in errors.read_text(), "the URL is printed")
         # The printed URL is one a client can use.
         async with (
             streamable_http_client(url) as (read, write),
@@ -250,3 +253,69 @@ async def test_an_ipv6_bind_is_printed_in_brackets(tmp_path: Path, host: str) ->
             assert (result.structured_content or {})["value"] == 3
     finally:
         stop(proc)
+
+
+# -- the printed URL ----------------------------------------------------------------------
+
+
+def announced_url(proc: subprocess.Popen[bytes], limit: float = 60.0) -> str:
+    """The URL of the server's ``toolplug MCP server on URL`` line on stderr, read as
+    soon as it is written (bounded)."""
+    assert proc.stderr is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if not selector.select(timeout=deadline - time.monotonic()):
+                break
+            line = proc.stderr.readline().decode()
+            if not line:
+                pytest.fail(f"the server exited ({proc.wait(10)}) without printing its URL")
+            if line.startswith("toolplug MCP server on "):
+                return line.split(" on ", 1)[1].strip()
+    pytest.fail(f"no URL printed after {limit} s")
+
+
+@pytest.mark.parametrize("port", ["free", "0"])
+def test_the_url_is_printed_once_the_server_listens(tmp_path: Path, port: str) -> None:
+    """The reported race: the line came before the socket listened (13 s before the
+    first answer under load), so a script that waited for it connected too early. With
+    ``--port 0`` the line names the port the system gave."""
+    given = str(free_port()) if port == "free" else "0"
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
+    proc = subprocess.Popen(
+        [*args, "--port", given], env=serve_env(tmp_path), stderr=subprocess.PIPE
+    )
+    try:
+        url = announced_url(proc)
+        # At once, no retry: the server listens and answers.
+        answer = httpx2.post(url, json=INITIALIZE, headers=ACCEPT, timeout=30)
+        assert answer.status_code == 200
+        assert rpc_answer(answer)["result"]["serverInfo"]["name"] == "toolplug"
+        if port == "0":
+            assert not url.startswith("http://127.0.0.1:0/")
+    finally:
+        stop(proc)
+        assert proc.stderr is not None
+        proc.stderr.close()
+
+
+def test_no_url_is_printed_when_the_port_cannot_be_bound(tmp_path: Path) -> None:
+    """A server that never listens never says it does."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
+        done = subprocess.run(
+            [*args, "--port", str(port)],
+            env=serve_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    assert done.returncode != 0
+    assert "toolplug MCP server on" not in done.stderr, done.stderr
+    assert "address already in use" in done.stderr.lower()
+    assert "Traceback" not in done.stderr

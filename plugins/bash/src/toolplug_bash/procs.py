@@ -9,8 +9,13 @@ from __future__ import annotations
 import os
 import platform
 import signal
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 _PROC = "/proc"
 
@@ -51,14 +56,81 @@ def command_line(pid: int) -> list[str] | None:
     return [os.fsdecode(arg) for arg in raw.split(b"\0")[:-1]]
 
 
-def all_processes() -> list[ProcInfo]:
-    """Every process we can see (empty without ``/proc``)."""
+class SharedScan(Generic[T]):
+    """A scan of ``/proc`` that callers in many threads at once share.
+
+    Closing hundreds of shells at once (a server's shutdown) would read the whole
+    process table once per shell, hundreds of thousands of files. Here a caller joins
+    the next scan that starts after it asked (never one already under way, which may
+    have missed a process it must see), so callers arriving together cost one scan.
+    """
+
+    def __init__(self, scan: Callable[[], T]) -> None:
+        self._scan = scan
+        self._lock = threading.Lock()
+        self._running: Future[T] | None = None  # the scan under way
+        self._queued: Future[T] | None = None  # the scan to start once it ends
+
+    def __call__(self) -> T:
+        before = joined = None
+        with self._lock:
+            if self._queued is not None:
+                joined = self._queued  # a scan that has not started yet
+            elif self._running is not None:
+                before = self._running
+                mine = self._queued = Future()
+            else:
+                mine = self._running = Future()
+        if joined is not None:
+            return joined.result()
+        if before is not None:  # lead the next scan, once the one under way ends
+            before.exception()  # (waits; its failure is its own callers')
+            with self._lock:
+                self._running, self._queued = mine, None
+        try:
+            result = self._scan()
+        except BaseException as exc:
+            mine.set_exception(exc)
+            raise
+        else:
+            mine.set_result(result)
+            return result
+        finally:
+            with self._lock:
+                if self._running is mine:
+                    self._running = None
+
+
+def _pids() -> list[int]:
     try:
-        names = os.listdir(_PROC)
+        return [int(n) for n in os.listdir(_PROC) if n.isdigit()]
     except OSError:
         return []
-    infos = (read_stat(int(n)) for n in names if n.isdigit())
-    return [info for info in infos if info is not None]
+
+
+def _read_table() -> tuple[ProcInfo, ...]:
+    infos = (read_stat(pid) for pid in _pids())
+    return tuple(info for info in infos if info is not None)
+
+
+def _read_environs() -> tuple[tuple[int, frozenset[bytes]], ...]:
+    found = []
+    for pid in _pids():
+        try:
+            with open(f"{_PROC}/{pid}/environ", "rb") as f:
+                found.append((pid, frozenset(f.read().split(b"\0"))))
+        except OSError:
+            continue
+    return tuple(found)
+
+
+_table = SharedScan(_read_table)
+_environs = SharedScan(_read_environs)
+
+
+def all_processes() -> list[ProcInfo]:
+    """Every process we can see (empty without ``/proc``)."""
+    return list(_table())
 
 
 def session_processes(leader: int) -> list[int]:
@@ -151,13 +223,4 @@ def processes_with_env(entry: bytes) -> list[int]:
     This finds what left the session and its parent behind (``setsid``, daemons that
     fork twice): they still carry the environment the session gave them.
     """
-    found = []
-    for proc in all_processes():
-        try:
-            with open(f"{_PROC}/{proc.pid}/environ", "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        if entry in environ.split(b"\0"):
-            found.append(proc.pid)
-    return found
+    return [pid for pid, environ in _environs() if entry in environ]

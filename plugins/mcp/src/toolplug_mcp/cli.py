@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,23 @@ def prompts_command(
             click.echo(f"{'':<20}   --arg {argument.name}=... ({need}){about}")
 
 
+def _origins(values: tuple[str, ...]) -> tuple[str, ...]:
+    from toolplug_mcp.server.security import OriginError, allowed_origin
+
+    for value in values:
+        try:
+            allowed_origin(value)
+        except OriginError as exc:
+            raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+    return values
+
+
+def _seconds(value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"{value} is not a positive, finite number of seconds")
+    return value
+
+
 def _endpoint_path(value: str) -> str:
     if not value.startswith("/"):
         raise click.BadParameter(f"{value!r} must start with '/', as /mcp does")
@@ -248,7 +266,9 @@ def _endpoint_path(value: str) -> str:
     "allowed_origins",
     multiple=True,
     metavar="ORIGIN",
-    help="A browser origin allowed to call (repeatable); others get 403.",
+    callback=lambda ctx, param, value: _origins(value),
+    help="A browser origin allowed to call, as scheme://host[:port] (repeatable); other "
+    "origins get 403.",
 )
 @click.option(
     "--policy",
@@ -282,6 +302,24 @@ def _endpoint_path(value: str) -> str:
     "sessions' tools are closed.",
 )
 @click.option(
+    "--header-timeout",
+    type=float,
+    callback=lambda ctx, param, value: _seconds(value),
+    default=10.0,
+    show_default=True,
+    help="Seconds an HTTP client may take to send a request's headers; past them it "
+    "gets 408 and its connection is closed.",
+)
+@click.option(
+    "--body-timeout",
+    type=float,
+    callback=lambda ctx, param, value: _seconds(value),
+    default=30.0,
+    show_default=True,
+    help="Seconds an HTTP client may take to send a request's body, once its headers "
+    "are in; past them it gets 408 and its connection is closed.",
+)
+@click.option(
     "--stateless",
     is_flag=True,
     help="No sessions: any replica answers any request (HTTP; only for tools that keep "
@@ -308,6 +346,8 @@ def serve_command(
     policy: Path | None,
     max_sessions: int,
     shutdown_timeout: float,
+    header_timeout: float,
+    body_timeout: float,
     stateless: bool,
     tool_param_pairs: tuple[str, ...],
     workspace: Path | None,
@@ -324,7 +364,7 @@ def serve_command(
     from toolplug import ToolContext, ToolError
 
     from toolplug_mcp.server.security import is_loopback
-    from toolplug_mcp.server.serve import build_server, endpoint_url, serve_http, serve_stdio
+    from toolplug_mcp.server.serve import build_server, serve_http, serve_stdio
 
     if transport == "http" and not is_loopback(host) and not token:
         click.echo(
@@ -354,7 +394,11 @@ def serve_command(
     if transport == "stdio":
         asyncio.run(serve_stdio(server, sessions))
         return
-    click.echo(f"toolplug MCP server on {endpoint_url(host, port, path)}", err=True)
+
+    def announce(url: str) -> None:
+        # Only once the socket listens: a script that waits for this line may connect.
+        click.echo(f"toolplug MCP server on {url}", err=True)
+
     try:
         asyncio.run(
             serve_http(
@@ -367,8 +411,14 @@ def serve_command(
                 path=path,
                 max_sessions=max_sessions,
                 shutdown_timeout=shutdown_timeout,
+                header_timeout=header_timeout,
+                body_timeout=body_timeout,
+                announce=announce,
             )
         )
+    except ToolError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
     except KeyboardInterrupt:
         pass
 

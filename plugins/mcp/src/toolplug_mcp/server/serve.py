@@ -24,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -38,6 +39,12 @@ from toolplug.formats import export_tool, render
 
 from toolplug_mcp.server import protocol
 from toolplug_mcp.server.approval import elicit_approval
+from toolplug_mcp.server.deadlines import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    ReadBody,
+    timed_protocol,
+)
 from toolplug_mcp.server.gate import (
     DEFAULT_MAX_SESSIONS,
     CountCalls,
@@ -48,8 +55,8 @@ from toolplug_mcp.server.gate import (
 from toolplug_mcp.server.security import (
     TOKEN_ENV_VAR,
     BearerTokenMiddleware,
+    RequestGuard,
     is_loopback,
-    origin_guard,
 )
 from toolplug_mcp.server.sessions import (
     DEFAULT_IDLE_TIMEOUT,
@@ -67,6 +74,9 @@ from toolplug_mcp.server.shutdown import (
 )
 
 log = logging.getLogger("toolplug.mcp")
+
+#: Worker threads kept beyond one per session (see :func:`worker_pool`).
+SPARE_THREADS = 32
 
 
 class ServedTool(Tool):
@@ -246,9 +256,12 @@ def http_app(
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
     state: ServeState | None = None,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> Any:
     """The ASGI app for a server bound to ``host``: token, Host and Origin checks, and
     the gate (``/healthz``, ``/readyz``, the session limit, draining) of ``state``.
+    A request's body must arrive within ``body_timeout`` seconds
+    (:class:`~toolplug_mcp.server.deadlines.ReadBody`).
 
     The SDK's session manager ends a session on the client's ``DELETE`` or after
     ``sessions.idle_timeout`` idle seconds, and its tools close with it. When
@@ -272,11 +285,15 @@ def http_app(
         # notifications, and its questions to the user, travel on it.
         json_response=False,
         stateless_http=state.stateless,
-        **origin_guard(host, allowed_origins),
+        # Host and Origin are checked by RequestGuard (exactly: fastmcp's own check
+        # takes any loopback origin, any port).
+        host_origin_protection=False,
         session_idle_timeout=sessions.idle_timeout,
     )
     _limit_sessions(app, path, state.max_sessions)
-    return Gate(app, state, path)
+    read = ReadBody(app, body_timeout)
+    guarded = RequestGuard(read, loopback=is_loopback(host), allowed_origins=allowed_origins or ())
+    return Gate(guarded, state, path)
 
 
 def _limit_sessions(app: Any, path: str, max_sessions: int | None) -> None:
@@ -301,6 +318,40 @@ def _limit_sessions(app: Any, path: str, max_sessions: int | None) -> None:
             yield value
 
     app.router.lifespan_context = lifespan
+
+
+def worker_pool(max_sessions: int | None) -> ThreadPoolExecutor:
+    """The thread pool for the sessions' blocking work: their tools' sync calls, and the
+    creating and closing of their tools.
+
+    asyncio's default pool has a handful of threads (``min(32, cores + 4)``): a few long
+    calls would hold them all, a session's tools would stay open long after its
+    ``DELETE``, and a shutdown would close hundreds of sessions a handful at a time.
+    Here every session can have a call running and its tools closed at once; threads
+    are only started as they are needed.
+    """
+    threads = (max_sessions or DEFAULT_MAX_SESSIONS) + SPARE_THREADS
+    return ThreadPoolExecutor(threads, thread_name_prefix="toolplug-serve")
+
+
+async def _serve_uvicorn(uvicorn_server: Any, host: str, port: int) -> None:
+    """Run uvicorn; a start it gives up on (it logged why) is a :class:`ToolError`.
+
+    uvicorn ends a failed start (the port taken, say) with ``SystemExit``, which a task
+    does not keep: it would end the event loop with a traceback.
+    """
+    try:
+        await uvicorn_server.serve()
+    except SystemExit as exc:
+        raise ToolError(f"could not serve on {endpoint_url(host, port, '')} (see above)") from exc
+
+
+def _bound_port(uvicorn_server: Any) -> int:
+    """The port a started uvicorn server listens on."""
+    for listening in uvicorn_server.servers:
+        for sock in listening.sockets:
+            return int(sock.getsockname()[1])
+    return int(uvicorn_server.config.port)
 
 
 def _uvicorn_server_class() -> type[Any]:
@@ -330,14 +381,21 @@ async def serve_http(
     allowed_origins: Sequence[str] | None = None,
     path: str = "/mcp",
     started: asyncio.Event | None = None,
+    announce: Callable[[str], None] | None = None,
     handle_signals: bool = True,
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     shutdown_timeout: float = SHUTDOWN_GRACE,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
 ) -> None:
     """Serve over streamable HTTP until cancelled or stopped; then close every session.
 
     A non-loopback ``host`` needs a ``token``. At most ``max_sessions`` sessions are
     open at once (``None``: no limit); past it a new session gets ``503``.
+
+    Once the socket listens and the app has started (a client can connect), ``started``
+    is set and ``announce`` is called with the endpoint's URL, naming the port the
+    socket got (for ``port=0``).
 
     With ``handle_signals`` (in the main thread), SIGINT and SIGTERM drain the server:
     ``/readyz`` answers ``503``, new sessions and new calls are refused, calls in flight
@@ -345,6 +403,12 @@ async def serve_http(
     session's tools are closed, and the process ends by that signal (as uvicorn's own
     handling does). A second signal ends the wait at once. A host that handles signals
     itself passes ``False`` and cancels the task instead; the tools are closed either way.
+
+    A client gets ``header_timeout`` seconds to send a request's headers and
+    ``body_timeout`` more for its body; past them it gets ``408`` and the connection is
+    closed (:mod:`~toolplug_mcp.server.deadlines`).
+
+    The running loop's default thread pool is replaced by :func:`worker_pool`'s.
     """
     import uvicorn
 
@@ -355,6 +419,11 @@ async def serve_http(
         )
     if not (math.isfinite(shutdown_timeout) and shutdown_timeout >= 0):
         raise ToolError(f"the shutdown timeout must be 0 or more seconds, not {shutdown_timeout}")
+    for name, value in (("header", header_timeout), ("body", body_timeout)):
+        if not (math.isfinite(value) and value > 0):
+            raise ToolError(f"the {name} timeout must be a positive number of seconds, not {value}")
+    # The sessions' blocking work runs in asyncio's default pool (to_thread): sized here.
+    asyncio.get_running_loop().set_default_executor(worker_pool(max_sessions))
     state = ServeState(max_sessions=max_sessions, stateless=sessions.shared)
     app = http_app(
         server,
@@ -364,11 +433,13 @@ async def serve_http(
         allowed_origins=allowed_origins,
         path=path,
         state=state,
+        body_timeout=body_timeout,
     )
     config = uvicorn.Config(
         app,
         host=host.strip("[]"),  # an IPv6 address may be given as in a URL
         port=port,
+        http=timed_protocol(header_timeout),
         log_level="warning",
         lifespan="on",
         # The calls had their time while draining; what is left are open streams.
@@ -376,10 +447,14 @@ async def serve_http(
     )
     uvicorn_server = _uvicorn_server_class()(config)
     draining: list[asyncio.Task[None]] = []
+    closing: list[asyncio.Task[None]] = []
 
     def stop() -> None:
         state.closing.set()  # open streams end (see gate.Gate), so uvicorn need not cut them
         uvicorn_server.should_exit = True
+        # Every session's tools close now, all at once, while uvicorn winds down.
+        if not closing:
+            closing.append(asyncio.ensure_future(sessions.close_all()))
 
     async def drain_then_stop() -> None:
         await state.calls_finished(shutdown_timeout)
@@ -394,12 +469,16 @@ async def serve_http(
 
     try:
         with stop_on_signals(on_signal, enabled=handle_signals) as received:
-            task = asyncio.create_task(uvicorn_server.serve())
+            task = asyncio.create_task(_serve_uvicorn(uvicorn_server, host, port))
             try:
-                if started is not None:
+                if started is not None or announce is not None:
                     while not uvicorn_server.started and not task.done():
                         await asyncio.sleep(0.02)
-                    started.set()
+                    if uvicorn_server.started:
+                        if announce is not None:
+                            announce(endpoint_url(host, _bound_port(uvicorn_server), path))
+                        if started is not None:
+                            started.set()
                 await asyncio.shield(task)
             except asyncio.CancelledError:
                 stop()
@@ -408,7 +487,7 @@ async def serve_http(
     finally:
         for waiting in draining:
             waiting.cancel()
-        await sessions.close_all()
+        await (closing[0] if closing else sessions.close_all())
     if received:
         end_by_signal(received[0])
 
