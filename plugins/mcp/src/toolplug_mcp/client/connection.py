@@ -38,12 +38,12 @@ from toolplug_mcp.client.tasks import (
     task_support,
 )
 from toolplug_mcp.client.tasks_2025 import call_as_task, serves_tasks
-from toolplug_mcp.client.unauthorized import StatusWatch
 
 if TYPE_CHECKING:
     from toolplug.interaction import Handlers
 
     from toolplug_mcp.client.handlers import ServerHandlers
+    from toolplug_mcp.client.unauthorized import StatusWatch
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -74,6 +74,14 @@ class CallTimedOut(RequestFailed):
 
 class CallRefused(RequestFailed):
     """The server answered the call with a protocol error (what SDK servers do on failure)."""
+
+
+def _status_watch() -> StatusWatch:
+    """A remote server's :class:`~toolplug_mcp.client.unauthorized.StatusWatch`
+    (imported here: a stdio-only configuration has no HTTP to watch)."""
+    from toolplug_mcp.client.unauthorized import StatusWatch
+
+    return StatusWatch()
 
 
 @functools.lru_cache(maxsize=1)
@@ -119,7 +127,7 @@ class ServerConnection:
         self._stderr: StderrTail | None = None
         self._lock: asyncio.Lock | None = None
         # A remote server's refusals (HTTP 401/403), for messages that say the fix.
-        self._watch = StatusWatch() if spec.transport != "stdio" else None
+        self._watch = _status_watch() if spec.transport != "stdio" else None
         self._auth: Any = None  # the OAuth sign-in, kept across reconnections
 
     # -- opening and closing ---------------------------------------------------------
