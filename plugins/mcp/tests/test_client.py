@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import toolplug_mcp
-from conftest import demo_stdio, is_alive
+from conftest import COUNTER_PLUGIN, demo_stdio, is_alive
 from toolplug import (
     AudioContent,
     EmbeddedResource,
@@ -314,6 +315,16 @@ def test_with_no_mcp_config_loading_every_tool_imports_no_mcp(tmp_path: Path) ->
     env = {
         k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
     }
+    # The counter test plugin gives the load a tool of its own even where toolplug-mcp is
+    # the only plugin installed (as in its own tox env); alone, since the other test
+    # plugins import the MCP server on purpose.
+    plugin = tmp_path / "counter_only"
+    info = plugin / "counter_only-0.0.0.dist-info"
+    info.mkdir(parents=True)
+    shutil.copy(COUNTER_PLUGIN / "counter_plugin.py", plugin)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: counter-only\nVersion: 0.0.0\n")
+    (info / "entry_points.txt").write_text("[toolplug]\ncounter = counter_plugin\n")
+    env["PYTHONPATH"] = os.pathsep.join([str(plugin), env.get("PYTHONPATH", "")])
     done = subprocess.run(
         [sys.executable, "-c", NO_CONFIG_LOAD],
         capture_output=True,
