@@ -9,6 +9,7 @@ that runs out fails the test; nothing here asserts how long something took.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -558,6 +559,21 @@ def _edit(tool: Any, path: str, old: str, new: str) -> None:
     ok(tool.call({"command": "str_replace", "path": path, "old_str": old, "new_str": new}))
 
 
+def _locked_by_another(path: Path) -> bool:
+    """Whether another process holds a ``flock`` on the file (``False`` if it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing drops the lock, if this took it
+    return False
+
+
 def _catch_mid_write(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     """Start a writer, and stop it (SIGSTOP) while its temporary file exists."""
     for _ in range(20):
@@ -567,7 +583,9 @@ def _catch_mid_write(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
             temps = [name for name in _temp_files(folder) if name.startswith(".big.txt.")]
             if temps:
                 writer.send_signal(signal.SIGSTOP)
-                if (folder / temps[0]).exists():
+                # Caught between making its file and locking it, the writer would look
+                # dead to the cleaner: take only a writer that holds its lock.
+                if _locked_by_another(folder / temps[0]):
                     return writer, temps[0]
                 writer.send_signal(signal.SIGCONT)
         writer.kill()
