@@ -304,17 +304,28 @@ import json, sys
 from toolplug import Toolset
 with Toolset.load(workspace=".") as toolset:
     names = list(toolset)
-heavy = {"mcp", "mcp_types", "fastmcp", "jsonschema"}
-heavy = sorted({m.split(".")[0] for m in sys.modules} & heavy)
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))
 print(json.dumps({"heavy": heavy, "tools": names}))
 """
 HEAVY = ("mcp", "mcp_types", "fastmcp", "jsonschema")
 
 
-def test_with_no_mcp_config_loading_every_tool_imports_no_mcp(tmp_path: Path) -> None:
+def _run_unconfigured(
+    args: list[str], cwd: Path, pythonpath: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Python with ``args`` in ``cwd``, with every installed plugin and no MCP settings
+    from the environment (``pythonpath`` first on the path, if given)."""
     env = {
         k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
     }
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join([pythonpath, env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
+
+
+def test_with_no_mcp_config_loading_every_tool_imports_no_mcp(tmp_path: Path) -> None:
     # The counter test plugin gives the load a tool of its own even where toolplug-mcp is
     # the only plugin installed (as in its own tox env); alone, since the other test
     # plugins import the MCP server on purpose.
@@ -324,15 +335,7 @@ def test_with_no_mcp_config_loading_every_tool_imports_no_mcp(tmp_path: Path) ->
     shutil.copy(COUNTER_PLUGIN / "counter_plugin.py", plugin)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: counter-only\nVersion: 0.0.0\n")
     (info / "entry_points.txt").write_text("[toolplug]\ncounter = counter_plugin\n")
-    env["PYTHONPATH"] = os.pathsep.join([str(plugin), env.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [sys.executable, "-c", NO_CONFIG_LOAD],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
-    )
+    done = _run_unconfigured(["-c", NO_CONFIG_LOAD, *HEAVY], tmp_path, str(plugin))
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["tools"]  # the other plugins' tools were loaded
@@ -340,17 +343,7 @@ def test_with_no_mcp_config_loading_every_tool_imports_no_mcp(tmp_path: Path) ->
 
 
 def test_with_no_mcp_config_listing_tools_imports_no_mcp(tmp_path: Path) -> None:
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
-    }
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "toolplug", "tools"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
-    )
+    done = _run_unconfigured(["-X", "importtime", "-m", "toolplug", "tools"], tmp_path)
     assert done.returncode == 0, done.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert "toolplug_mcp.client.config" in imported  # the factory looked for a config
@@ -362,17 +355,7 @@ def test_with_an_mcp_config_the_client_is_imported(tmp_path: Path) -> None:
     config = tmp_path / ".toolplug" / "mcp.json"
     config.parent.mkdir()
     config.write_text(json.dumps({"mcpServers": {"demo": demo_stdio()}}))
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "TOOLPLUG_PLUGINS")
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", NO_CONFIG_LOAD],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
-    )
+    done = _run_unconfigured(["-c", NO_CONFIG_LOAD, *HEAVY], tmp_path)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert "mcp" in seen["heavy"] and "echo" in seen["tools"]
