@@ -298,7 +298,7 @@ async def test_acall_from_the_hosts_own_event_loop(demo: Toolset) -> None:
 # -- start-up: nothing of MCP is imported when no server is configured ------------------
 
 #: Load every installed tool (as docs/agent-loops.md does) with no MCP configuration;
-#: print the MCP libraries then imported.
+#: print which of the libraries named in its arguments were then imported.
 NO_CONFIG_LOAD = """
 import json, sys
 from toolplug import Toolset
