@@ -7,8 +7,10 @@ The format is the one Claude Desktop, Cursor and FastMCP write::
         "docs": {"url": "https://example.com/mcp", "headers": {"X-Key": "..."}}
     }}
 
-This module imports no MCP library: it only reads JSON and checks it, so that a host
-without MCP servers pays nothing for them.
+What a configuration may hold is checked by the pydantic models of
+:mod:`toolplug_mcp.client.config_model`; this module finds the configuration and turns
+each checked server into a :class:`ServerSpec`. Neither imports an MCP library, so that
+a host without MCP servers pays nothing for them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from toolplug_mcp.client.config_model import (
+    OAUTH_LOGIN_TIMEOUT,
+    MCPConfigFile,
+    OAuthEntry,
+    RemoteServer,
+    StdioServer,
+    first,
+    problem,
+)
 
 #: Environment variable naming a configuration file.
 CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
@@ -38,22 +52,11 @@ MAX_SERVER_REQUESTS = 20
 #: A server ``timeout`` below this many milliseconds was most likely meant in seconds.
 SMALL_TIMEOUT_MS = 100
 
-_TRANSPORTS = {
-    "stdio": "stdio",
-    "http": "http",
-    "streamable-http": "http",
-    "streamable_http": "http",
-    "sse": "sse",
-}
 _ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class ConfigError(ValueError):
     """The MCP configuration cannot be used; the message says where and why."""
-
-
-#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
-OAUTH_LOGIN_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True)
@@ -222,43 +225,37 @@ def parse_servers(
     init_timeout: float = 30.0,
     max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> list[ServerSpec]:
-    """Check an ``{"mcpServers": {...}}`` mapping and turn each entry into a spec."""
-    servers = raw.get("mcpServers", raw.get("servers"))
-    if servers is None:
-        unknown = ", ".join(sorted(raw)) or "nothing"
-        raise ConfigError(f"an MCP configuration needs an 'mcpServers' object (found: {unknown})")
-    if not isinstance(servers, Mapping):
-        raise ConfigError("'mcpServers' must be an object mapping server names to servers")
-    return [
-        _parse_server(str(name), entry, env, workspace, timeout, init_timeout, max_server_requests)
-        for name, entry in servers.items()
-    ]
+    """Check an ``{"mcpServers": {...}}`` mapping (against
+    :class:`~toolplug_mcp.client.config_model.MCPConfigFile`) and turn each entry into a
+    spec."""
+    try:
+        checked = MCPConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        servers = raw.get("mcpServers", raw.get("servers"))
+        names = [str(name) for name in servers] if isinstance(servers, Mapping) else []
+        raise ConfigError(problem(first(exc.errors(), names), raw)) from None
+    defaults = _Defaults(env, workspace, timeout, init_timeout, max_server_requests)
+    return [_spec(name, entry, defaults) for name, entry in checked.servers.items()]
 
 
-def _parse_server(
-    name: str,
-    entry: Any,
-    env: Mapping[str, str],
-    workspace: Path,
-    timeout: float,
-    init_timeout: float,
-    max_server_requests: int = MAX_SERVER_REQUESTS,
-) -> ServerSpec:
+@dataclass(frozen=True)
+class _Defaults:
+    """What a server entry is read with: the host's environment and workspace, and the
+    factory's settings for what the entry leaves out."""
+
+    env: Mapping[str, str]
+    workspace: Path
+    timeout: float
+    init_timeout: float
+    max_server_requests: int
+
+
+def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> ServerSpec:
+    """A checked server entry as a spec, with every default filled in."""
     where = f"MCP server '{name}'"
-    if not isinstance(entry, Mapping):
-        raise ConfigError(f"{where}: expected an object, got {type(entry).__name__}")
-    kind = entry.get("transport") or entry.get("type")
-    if kind is None:
-        if "command" not in entry and "url" not in entry:
-            raise ConfigError(
-                f"{where}: give a 'command' (a stdio server) or a 'url' (an http or sse server)"
-            )
-        kind = "stdio" if "command" in entry else _transport_from_url(entry.get("url"))
-    if kind not in _TRANSPORTS:
-        raise ConfigError(f"{where}: unknown transport {kind!r}; use stdio, http or sse")
-    transport = _TRANSPORTS[kind]
+    env = defaults.env
     # The standard format gives a server's timeout in milliseconds.
-    server_timeout = _number(entry.get("timeout"), where, "timeout")
+    server_timeout = entry.timeout
     if server_timeout is not None and server_timeout < SMALL_TIMEOUT_MS:
         log.warning(
             "%s: 'timeout' %g is read as milliseconds (%g s), as the format has it; "
@@ -271,88 +268,47 @@ def _parse_server(
         )
     common: dict[str, Any] = {
         "name": name,
-        "transport": transport,
-        "timeout": server_timeout / 1000 if server_timeout else timeout,
-        "init_timeout": init_timeout,
-        "disabled": bool(entry.get("disabled", False)),
-        "prefix": _prefix(entry.get("prefix"), where),
-        "max_server_requests": _count(
-            entry.get("maxServerRequests", max_server_requests), where, "maxServerRequests"
+        "timeout": server_timeout / 1000 if server_timeout else defaults.timeout,
+        "init_timeout": defaults.init_timeout,
+        "disabled": entry.disabled,
+        "prefix": entry.prefix,
+        "max_server_requests": (
+            defaults.max_server_requests
+            if entry.max_server_requests is None
+            else entry.max_server_requests
         ),
     }
-    if transport == "stdio":
-        command = entry.get("command")
-        if not isinstance(command, str) or not command:
-            raise ConfigError(f"{where}: a stdio server needs a 'command' string")
-        args = entry.get("args") or []
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ConfigError(f"{where}: 'args' must be a list of strings")
-        own_env = _string_map(entry.get("env"), where, "env")
+    if isinstance(entry, StdioServer):
         child_env = {k: env[k] for k in INHERITED_ENV if k in env}
-        child_env.update({k: _expand(v, env) for k, v in own_env.items()})
-        cwd = entry.get("cwd")
+        child_env.update({k: _expand(v, env) for k, v in entry.env.items()})
         return ServerSpec(
-            command=command,
-            args=tuple(args),
+            transport="stdio",
+            command=entry.command,
+            args=tuple(entry.args),
             env=child_env,
-            cwd=str(_resolve(cwd, workspace)) if cwd else str(workspace),
+            cwd=str(_resolve(entry.cwd, defaults.workspace))
+            if entry.cwd
+            else str(defaults.workspace),
             **common,
         )
-    url = entry.get("url")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ConfigError(f"{where}: a remote server needs an http(s) 'url'")
-    headers = {
-        k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()
-    }
-    auth = entry.get("auth")
-    if auth == "oauth":
+    transport = entry.kind
+    headers = {k: _expand(v, env) for k, v in entry.headers.items()}
+    if entry.auth == "oauth":
+        oauth = entry.oauth or OAuthEntry()
+        settings = OAuthSettings(
+            cache_dir=os.path.expanduser(_expand(oauth.cache_dir, env))
+            if oauth.cache_dir
+            else str(oauth_dir(env)),
+            scopes=tuple(oauth.scopes),
+            callback_port=oauth.callback_port,
+            login_timeout=float(oauth.login_timeout),
+        )
         return ServerSpec(
-            url=url, headers=headers, oauth=_oauth(entry.get("oauth"), where, env), **common
+            transport=transport, url=entry.url, headers=headers, oauth=settings, **common
         )
-    if entry.get("oauth") is not None:
-        raise ConfigError(f'{where}: \'oauth\' settings need "auth": "oauth"')
-    if auth is not None and (not isinstance(auth, str) or not auth):
-        raise ConfigError(f"{where}: 'auth' must be a bearer token (a non-empty string)")
-    if auth:
-        headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")
-    return ServerSpec(url=url, headers=headers, **common)
-
-
-def _oauth(value: Any, where: str, env: Mapping[str, str]) -> OAuthSettings:
-    """The ``oauth`` entry: ``scopes`` (a list or a space-separated string),
-    ``callback_port``, ``login_timeout`` (seconds), ``cache_dir``."""
-    if value is None:
-        value = {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: 'oauth' must be an object")
-    unknown = set(value) - {"scopes", "callback_port", "login_timeout", "cache_dir"}
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown 'oauth' setting(s) {', '.join(sorted(unknown))}; "
-            "known: scopes, callback_port, login_timeout, cache_dir"
-        )
-    scopes = value.get("scopes") or ()
-    if isinstance(scopes, str):
-        scopes = scopes.split()
-    if not isinstance(scopes, (list, tuple)) or not all(isinstance(s, str) for s in scopes):
-        raise ConfigError(f"{where}: 'oauth.scopes' must be a list of strings")
-    port = value.get("callback_port")
-    if port is not None and (
-        isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536
-    ):
-        raise ConfigError(f"{where}: 'oauth.callback_port' must be a port number")
-    login = value.get("login_timeout", OAUTH_LOGIN_TIMEOUT)
-    if isinstance(login, bool) or not isinstance(login, (int, float)) or login <= 0:
-        raise ConfigError(f"{where}: 'oauth.login_timeout' must be a positive number of seconds")
-    cache_dir = value.get("cache_dir")
-    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
-        raise ConfigError(f"{where}: 'oauth.cache_dir' must be a directory path")
-    return OAuthSettings(
-        cache_dir=os.path.expanduser(_expand(cache_dir, env)) if cache_dir else str(oauth_dir(env)),
-        scopes=tuple(scopes),
-        callback_port=port,
-        login_timeout=float(login),
-    )
+    if entry.auth:
+        headers.setdefault("Authorization", f"Bearer {_expand(entry.auth, env)}")
+    return ServerSpec(transport=transport, url=entry.url, headers=headers, **common)
 
 
 def oauth_dir(env: Mapping[str, str]) -> Path:
@@ -362,43 +318,6 @@ def oauth_dir(env: Mapping[str, str]) -> Path:
         env.get("HOME") or os.path.expanduser("~"), ".cache"
     )
     return Path(base) / "toolplug" / "mcp-oauth"
-
-
-def _transport_from_url(url: Any) -> str:
-    if isinstance(url, str) and re.search(r"/sse(/|\?|$)", url):
-        return "sse"
-    return "http"
-
-
-def _prefix(value: Any, where: str) -> str | bool | None:
-    if value is None or isinstance(value, bool) or (isinstance(value, str) and value):
-        return value
-    raise ConfigError(
-        f"{where}: 'prefix' must be true (the server's key), false (no prefix) "
-        f"or a non-empty string, not {value!r}"
-    )
-
-
-def _number(value: Any, where: str, key: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigError(f"{where}: '{key}' must be a positive number of milliseconds")
-    return float(value)
-
-
-def _count(value: Any, where: str, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{where}: '{key}' must be a whole number, 0 or more")
-    return value
-
-
-def _string_map(value: Any, where: str, key: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: '{key}' must be an object of strings")
-    return {str(k): str(v) for k, v in value.items()}
 
 
 def _expand(value: str, env: Mapping[str, str]) -> str:
