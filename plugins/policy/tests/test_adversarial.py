@@ -486,3 +486,47 @@ def test_bad_limits_are_refused_with_their_line(limits: str, message: str) -> No
 def test_limits_are_read() -> None:
     policy = loads("[limits]\ncommand_chars = 10\nparse_seconds = 2\n")
     assert (policy.limits.command_chars, policy.limits.parse_seconds) == (10, 2.0)
+
+
+# --- the file checked by pydantic: what the hand checks did, still done -----------------
+
+
+def test_an_audit_log_with_a_nul_byte_is_refused_with_its_line() -> None:
+    with pytest.raises(PolicyError, match=r"^p\.toml, line 2: audit_log must be a file path"):
+        loads('default = "deny"\naudit_log = "a\\u0000b.jsonl"\n', file="p.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # an unknown top key before anything inside the rules
+        ("[[rules]]\ntool = 3\n\n[extra]\nx = 1\n", "p.toml, line 4: unknown key 'extra'"),
+        # the default before the limits, the limits before the rules
+        ('default = "x"\n[limits]\nmax = 1\n', "p.toml, line 1: default: unknown decision"),
+        ("[limits]\nmax = 1\n[[rules]]\ntool = 3\n", "p.toml, line 1: limits: unknown key 'max'"),
+        # in a rule: an unknown key, then the decision, then reason before tool
+        (
+            "[[rules]]\ntool = 3\nwho = 1\n",
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): unknown key 'who'",
+        ),
+        ("[[rules]]\ntool = 3\n", "p.toml, line 1: rule 1: no decision"),
+        (
+            '[[rules]]\ndecision = "allow"\ntool = 3\nreason = 1\n',
+            "p.toml, line 4: rule 1 ([[rules]] at line 1): reason must be a string",
+        ),
+        # the first rule's problem before the second's, whatever they are
+        (
+            '[[rules]]\ndecision = "allow"\npath = []\n[[rules]]\ndecision = "x"\n',
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): path is an empty list",
+        ),
+        # env's own checks need a command that was read: a bad command is named, not env
+        (
+            '[[rules]]\ndecision = "allow"\ncommand = 3\nenv = "X"\n',
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): command must be a string",
+        ),
+    ],
+)
+def test_of_several_problems_the_first_checked_is_named(text: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(text, file="p.toml")
+    assert str(caught.value).startswith(message), str(caught.value)

@@ -123,9 +123,7 @@ class _Reader:
             key = loc[2] if len(loc) > 2 and error["type"] != "missing" else None
             self.fail_in_rule(loc[1], str(key) if key is not None else None, problem(error))
         top = str(loc[0]) if loc else ""
-        line = self.key_line(top) if top else None
-        if top == "limits":
-            line = line or self.table_line("limits")
+        line = (self.key_line(top) or self.table_line(top)) if top else None
         self.fail(line, problem(error))
 
     def fail_in_rule(self, index: int, key: str | None, message: str) -> NoReturn:

@@ -36,7 +36,9 @@ from toolplug_policy.rules import (
 from toolplug_policy.shell import Limits
 
 #: Where the published schema lives, as its ``$id``.
-SCHEMA_ID = "https://github.com/toolplug/toolplug/blob/main/docs/reference/policy.schema.json"
+SCHEMA_ID = (
+    "https://raw.githubusercontent.com/toolplug/toolplug/main/docs/reference/policy.schema.json"
+)
 
 _VARIABLE_PATTERN = re.compile(r"[A-Za-z_*?\[][A-Za-z0-9_*?\[\]!-]*")
 
@@ -53,9 +55,15 @@ _Level = Annotated[
         + ")$"
     ),
 ]
+#: A path: some text that is not blank, and no NUL byte.
+_FilePath = Annotated[str, StringConstraints(pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")]
 _Scalar = str | int | float | bool
 _Argument = _Scalar | Annotated[list[_Scalar], Field(min_length=1)]
 _ArgumentPath = Annotated[str, StringConstraints(pattern=r"^\$")]
+_Arguments = Annotated[
+    dict[_ArgumentPath, _Argument],
+    Field(min_length=1, json_schema_extra={"additionalProperties": False}),
+]
 
 
 # -- the checks a type cannot say, each raising the sentence a person reads ----------------
@@ -207,7 +215,7 @@ class RuleTable(BaseModel):
         tuple[ArgumentMatch, ...] | None,
         PlainValidator(
             _arguments,
-            json_schema_input_type=Annotated[dict[_ArgumentPath, _Argument], Field(min_length=1)],
+            json_schema_input_type=_Arguments,
         ),
     ] = Field(
         default=None,
@@ -240,7 +248,7 @@ class PolicyFile(BaseModel):
     default: Literal["allow", "ask", "deny"] = Field(
         default="ask", description="What calls no rule matches get."
     )
-    audit_log: Annotated[str, StringConstraints(pattern=r"^[^\x00]*\S[^\x00]*$")] | None = Field(
+    audit_log: _FilePath | None = Field(
         default=None,
         description="A JSON Lines file every decision is written to; relative to the policy file.",
     )

@@ -34,7 +34,9 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import ErrorDetails, core_schema
 
 #: Where the published schema lives, as its ``$id``.
-SCHEMA_ID = "https://github.com/toolplug/toolplug/blob/main/docs/reference/mcp-config.schema.json"
+SCHEMA_ID = (
+    "https://raw.githubusercontent.com/toolplug/toolplug/main/docs/reference/mcp-config.schema.json"
+)
 #: Seconds a person has to finish an OAuth sign-in in the browser (the default).
 OAUTH_LOGIN_TIMEOUT = 300.0
 #: The ``transport`` (or ``type``) values, and the transport each names.
@@ -98,7 +100,7 @@ _Strict = ConfigDict(strict=True, frozen=True)
 
 
 class OAuthEntry(BaseModel):
-    """How a server with ``"auth": "oauth"`` is signed in to."""
+    """How a server with "auth": "oauth" is signed in to."""
 
     model_config = ConfigDict(**_Strict, extra="forbid")
 
@@ -158,6 +160,7 @@ class _Server(BaseModel):
     max_server_requests: Annotated[int, Field(ge=0)] | None = Field(
         default=None,
         validation_alias="maxServerRequests",
+        title="maxServerRequests",
         description="How many sampling and elicitation requests the server may send "
         "during one call.",
     )
@@ -170,7 +173,11 @@ class StdioServer(_Server):
 
     transport: Annotated[
         Any, PlainValidator(_as_is, json_schema_input_type=Literal["stdio"] | None)
-    ] = Field(default=None, validation_alias=AliasChoices("transport", "type"))
+    ] = Field(
+        default=None,
+        validation_alias=AliasChoices("transport", "type"),
+        description="How it is reached (`type` is read too); left out: from `command` or `url`.",
+    )
     command: _NonEmpty = Field(description="The program to run.")
     args: Annotated[list[str], BeforeValidator(lambda v: v or [])] = Field(
         default_factory=list, description="Its arguments."
@@ -198,7 +205,12 @@ class RemoteServer(_Server):
             json_schema_input_type=Literal["http", "streamable-http", "streamable_http", "sse"]
             | None,
         ),
-    ] = Field(default=None, validation_alias=AliasChoices("transport", "type"))
+    ] = Field(
+        default=None,
+        validation_alias=AliasChoices("transport", "type"),
+        description="How it is reached (`type` is read too); left out: sse for a URL "
+        "ending in /sse, else http.",
+    )
     url: Annotated[str, StringConstraints(pattern=r"^https?://")] = Field(
         description="The server's http(s) URL."
     )
@@ -254,7 +266,8 @@ class MCPConfigFile(BaseModel):
 
     servers: Annotated[dict[str, Server], BeforeValidator(_names)] = Field(
         validation_alias=AliasChoices("mcpServers", "servers"),
-        description="The servers, by name (`servers` is read too).",
+        title="mcpServers",
+        description="The servers, by name.",
     )
 
 
@@ -364,9 +377,15 @@ class _Schema(GenerateJsonSchema):
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of an MCP configuration file."""
     schema = MCPConfigFile.model_json_schema(schema_generator=_Schema)
-    servers = schema["properties"].pop("servers")
-    schema["properties"] = {"$schema": {"type": "string"}, "mcpServers": servers}
-    schema["required"] = ["mcpServers"]
+    servers = schema["properties"]["mcpServers"]
+    # The file may name its schema, as editors read it; VS Code's format says "servers".
+    schema["properties"] = {
+        "$schema": {"type": "string", "description": "This schema's URL, for editors."},
+        "mcpServers": servers,
+        "servers": {**servers, "description": "The servers, by name (as VS Code writes it)."},
+    }
+    del schema["required"]
+    schema["anyOf"] = [{"required": ["mcpServers"]}, {"required": ["servers"]}]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
