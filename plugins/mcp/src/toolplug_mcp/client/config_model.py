@@ -104,7 +104,9 @@ class OAuthEntry(BaseModel):
 
     model_config = ConfigDict(**_Strict, extra="forbid")
 
-    scopes: Annotated[list[str], BeforeValidator(_scopes)] = Field(
+    scopes: Annotated[
+        list[str], BeforeValidator(_scopes, json_schema_input_type=str | list[str] | None)
+    ] = Field(
         default_factory=list,
         description="The scopes asked for: a list, or one space-separated string.",
     )
@@ -179,9 +181,9 @@ class StdioServer(_Server):
         description="How it is reached (`type` is read too); left out: from `command` or `url`.",
     )
     command: _NonEmpty = Field(description="The program to run.")
-    args: Annotated[list[str], BeforeValidator(lambda v: v or [])] = Field(
-        default_factory=list, description="Its arguments."
-    )
+    args: Annotated[
+        list[str], BeforeValidator(lambda v: v or [], json_schema_input_type=list[str] | None)
+    ] = Field(default_factory=list, description="Its arguments.")
     env: _StringMap = Field(
         default_factory=dict,
         description="Its environment, besides HOME, PATH and a few others; ${VAR} is "
