@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 from conftest import refused
+from hypothesis import given, settings, strategies as st
+from pydantic import ValidationError
 from toolplug import PolicyError, Toolset
 from toolplug_bash.types import BashAction
 from toolplug_policy import Policy, loads
+from toolplug_policy.model import PolicyFile, first, problem
 
 POLICY = """
 default = "deny"
@@ -530,3 +533,27 @@ def test_of_several_problems_the_first_checked_is_named(text: str, message: str)
     with pytest.raises(PolicyError) as caught:
         loads(text, file="p.toml")
     assert str(caught.value).startswith(message), str(caught.value)
+
+
+_KEYS = ["default", "audit_log", "limits", "rules", "decision", "tool", "command", "env"]
+_KEYS += ["path", "arguments", "security_risk", "reason", "command_chars", "parse_seconds", "x"]
+_SCALARS = st.booleans() | st.integers(-2, 3) | st.floats(-1, 2)
+_SCALARS |= st.sampled_from(["", " ", "allow", "deny", "ls", "LANG", "src/**", "!x", "$.a", "high"])
+_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.dictionaries(st.sampled_from(_KEYS), _DATA, max_size=4))
+def test_any_file_gives_a_policy_or_a_sentence(data: dict[str, object]) -> None:
+    """Whatever TOML holds, the models accept it or one of their errors is put in words
+    (an error with no sentence would raise a KeyError from the loader)."""
+    try:
+        PolicyFile.model_validate(data)
+    except ValidationError as exc:
+        assert problem(first(exc.errors())).strip()
