@@ -291,24 +291,27 @@ def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> 
             else str(defaults.workspace),
             **common,
         )
-    transport = entry.kind
     headers = {k: _expand(v, env) for k, v in entry.headers.items()}
     if entry.auth == "oauth":
-        oauth = entry.oauth or OAuthEntry()
-        settings = OAuthSettings(
-            cache_dir=os.path.expanduser(_expand(oauth.cache_dir, env))
-            if oauth.cache_dir
-            else str(oauth_dir(env)),
-            scopes=tuple(oauth.scopes),
-            callback_port=oauth.callback_port,
-            login_timeout=float(oauth.login_timeout),
-        )
+        oauth = _oauth_settings(entry.oauth or OAuthEntry(), env)
         return ServerSpec(
-            transport=transport, url=entry.url, headers=headers, oauth=settings, **common
+            transport=entry.kind, url=entry.url, headers=headers, oauth=oauth, **common
         )
     if entry.auth:
         headers.setdefault("Authorization", f"Bearer {_expand(entry.auth, env)}")
-    return ServerSpec(transport=transport, url=entry.url, headers=headers, **common)
+    return ServerSpec(transport=entry.kind, url=entry.url, headers=headers, **common)
+
+
+def _oauth_settings(entry: OAuthEntry, env: Mapping[str, str]) -> OAuthSettings:
+    """The ``oauth`` entry with its defaults: the cache directory from the host's
+    environment (:func:`oauth_dir`)."""
+    cache_dir = entry.cache_dir
+    return OAuthSettings(
+        cache_dir=os.path.expanduser(_expand(cache_dir, env)) if cache_dir else str(oauth_dir(env)),
+        scopes=tuple(entry.scopes),
+        callback_port=entry.callback_port,
+        login_timeout=float(entry.login_timeout),
+    )
 
 
 def oauth_dir(env: Mapping[str, str]) -> Path:
