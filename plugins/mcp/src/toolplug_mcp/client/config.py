@@ -22,19 +22,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from pydantic import ValidationError
-
-from toolplug_mcp.client.config_model import (
-    OAUTH_LOGIN_TIMEOUT,
-    MCPConfigFile,
-    OAuthEntry,
-    RemoteServer,
-    StdioServer,
-    first,
-    problem,
-)
+if TYPE_CHECKING:
+    from toolplug_mcp.client.config_model import OAuthEntry, RemoteServer, StdioServer
 
 #: Environment variable naming a configuration file.
 CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
@@ -57,6 +48,10 @@ _ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 class ConfigError(ValueError):
     """The MCP configuration cannot be used; the message says where and why."""
+
+
+#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
+OAUTH_LOGIN_TIMEOUT = 300.0
 
 
 @dataclass(frozen=True)
@@ -228,6 +223,12 @@ def parse_servers(
     """Check an ``{"mcpServers": {...}}`` mapping (against
     :class:`~toolplug_mcp.client.config_model.MCPConfigFile`) and turn each entry into a
     spec."""
+    # The models are built when a configuration is first found, not when the factory
+    # only looks for one: a host without MCP servers does not pay for them.
+    from pydantic import ValidationError
+
+    from toolplug_mcp.client.config_model import MCPConfigFile, first, problem
+
     try:
         checked = MCPConfigFile.model_validate(raw)
     except ValidationError as exc:
@@ -278,6 +279,8 @@ def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> 
             else entry.max_server_requests
         ),
     }
+    from toolplug_mcp.client.config_model import StdioServer
+
     if isinstance(entry, StdioServer):
         child_env = {k: env[k] for k in INHERITED_ENV if k in env}
         child_env.update({k: _expand(v, env) for k, v in entry.env.items()})
@@ -293,7 +296,7 @@ def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> 
         )
     headers = {k: _expand(v, env) for k, v in entry.headers.items()}
     if entry.auth == "oauth":
-        oauth = _oauth_settings(entry.oauth or OAuthEntry(), env)
+        oauth = _oauth_settings(entry.oauth, env)
         return ServerSpec(
             transport=entry.kind, url=entry.url, headers=headers, oauth=oauth, **common
         )
@@ -302,9 +305,11 @@ def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> 
     return ServerSpec(transport=entry.kind, url=entry.url, headers=headers, **common)
 
 
-def _oauth_settings(entry: OAuthEntry, env: Mapping[str, str]) -> OAuthSettings:
-    """The ``oauth`` entry with its defaults: the cache directory from the host's
-    environment (:func:`oauth_dir`)."""
+def _oauth_settings(entry: OAuthEntry | None, env: Mapping[str, str]) -> OAuthSettings:
+    """The ``oauth`` entry with its defaults (none: every default), the cache directory
+    from the host's environment (:func:`oauth_dir`)."""
+    if entry is None:
+        return OAuthSettings(cache_dir=str(oauth_dir(env)))
     cache_dir = entry.cache_dir
     return OAuthSettings(
         cache_dir=os.path.expanduser(_expand(cache_dir, env)) if cache_dir else str(oauth_dir(env)),

@@ -5,8 +5,8 @@ A server is a stdio server (a ``command``) or a remote one (a ``url``, over http
 sse): :func:`server_kind` reads which from the entry, and only that kind's keys are
 checked (keys of other clients' formats are left alone, as the format has it).
 :func:`problem` turns a pydantic error into the sentence a person reads. The models are
-built once, at import; like :mod:`toolplug_mcp.client.config`, this imports no MCP
-library.
+built once, at import, which :mod:`toolplug_mcp.client.config` does only when a
+configuration is found; neither imports an MCP library.
 
 Regenerate the published schema with ``python tools/schemas.py``.
 """
@@ -33,12 +33,12 @@ from pydantic import (
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import ErrorDetails, core_schema
 
+from toolplug_mcp.client.config import OAUTH_LOGIN_TIMEOUT
+
 #: Where the published schema lives, as its ``$id``.
 SCHEMA_ID = (
     "https://raw.githubusercontent.com/toolplug/toolplug/main/docs/reference/mcp-config.schema.json"
 )
-#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
-OAUTH_LOGIN_TIMEOUT = 300.0
 #: The ``transport`` (or ``type``) values, and the transport each names.
 TRANSPORTS = {
     "stdio": "stdio",
