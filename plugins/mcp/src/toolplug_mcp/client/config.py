@@ -47,7 +47,15 @@ _ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class ConfigError(ValueError):
-    """The MCP configuration cannot be used; the message says where and why."""
+    """The MCP configuration cannot be used; the message says where and why.
+
+    ``path`` is where in the configuration the problem is (``("mcpServers", "time",
+    "args")``), when it is at one place.
+    """
+
+    def __init__(self, message: str, path: tuple[str | int, ...] | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 #: Seconds a person has to finish an OAuth sign-in in the browser (the default).
@@ -168,21 +176,38 @@ def find_config(
     Looked for in order: ``config`` (a mapping, or the path of a JSON file), the file
     named by ``TOOLPLUG_MCP_CONFIG``, then ``.toolplug/mcp.json`` in the workspace.
     """
+    found = _find(config, env, workspace)
+    return None if found is None else (found.raw, found.source)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A configuration found: its data, its source for messages, and its file if any."""
+
+    raw: dict[str, Any]
+    source: str
+    file: Path | None = None
+
+
+def _find(config: Any, env: Mapping[str, str], workspace: Path) -> _Found | None:
+    """:func:`find_config`, with the file the configuration was read from."""
     if config is not None:
         if isinstance(config, Mapping):
-            return dict(config), "the 'config' param"
+            return _Found(dict(config), "the 'config' param")
         if isinstance(config, (str, Path)):
-            return _read_file(_resolve(config, workspace)), f"file {config}"
+            path = _resolve(config, workspace)
+            return _Found(_read_file(path), f"file {config}", path)
         raise ConfigError(
             f"the 'config' param must be an mcpServers mapping or a file path, "
             f"not {type(config).__name__}"
         )
     named = env.get(CONFIG_ENV_VAR)
     if named:
-        return _read_file(_resolve(named, workspace)), f"{CONFIG_ENV_VAR}={named}"
+        path = _resolve(named, workspace)
+        return _Found(_read_file(path), f"{CONFIG_ENV_VAR}={named}", path)
     local = workspace / WORKSPACE_CONFIG
     if local.is_file():
-        return _read_file(local), str(local)
+        return _Found(_read_file(local), str(local), local)
     return None
 
 
@@ -195,20 +220,41 @@ def load_config(
     init_timeout: float,
     max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> LoadedConfig | None:
-    """Find the configuration and check every server in it (``None`` when there is none)."""
-    found = find_config(config, env, workspace)
+    """Find the configuration and check every server in it (``None`` when there is none).
+
+    A problem in a file names the file and the line: ``mcp.json, line 5: MCP server
+    'time': 'args' must be a list of strings``.
+    """
+    found = _find(config, env, workspace)
     if found is None:
         return None
-    raw, source = found
-    servers = parse_servers(
-        raw,
-        env=env,
-        workspace=workspace,
-        timeout=timeout,
-        init_timeout=init_timeout,
-        max_server_requests=max_server_requests,
-    )
-    return LoadedConfig(servers, source)
+    try:
+        servers = parse_servers(
+            found.raw,
+            env=env,
+            workspace=workspace,
+            timeout=timeout,
+            init_timeout=init_timeout,
+            max_server_requests=max_server_requests,
+        )
+    except ConfigError as exc:
+        if found.file is None:
+            raise
+        raise ConfigError(f"{_where(found.file, exc.path)}: {exc}", exc.path) from None
+    return LoadedConfig(servers, found.source)
+
+
+def _where(file: Path, path: tuple[str | int, ...] | None) -> str:
+    """``file, line n`` for the value at ``path`` in the JSON file (the file alone when
+    the line cannot be told)."""
+    from toolplug_mcp.client.json_lines import line_of, value_lines
+
+    try:
+        lines = value_lines(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # changed since it was read
+        return str(file)
+    line = line_of(lines, path) if path else None
+    return f"{file}, line {line}" if line else str(file)
 
 
 def parse_servers(
@@ -227,14 +273,15 @@ def parse_servers(
     # only looks for one: a host without MCP servers does not pay for them.
     from pydantic import ValidationError
 
-    from toolplug_mcp.client.config_model import MCPConfigFile, first, problem
+    from toolplug_mcp.client.config_model import MCPConfigFile, first, problem, written_at
 
     try:
         checked = MCPConfigFile.model_validate(raw)
     except ValidationError as exc:
         servers = raw.get("mcpServers", raw.get("servers"))
         names = [str(name) for name in servers] if isinstance(servers, Mapping) else []
-        raise ConfigError(problem(first(exc.errors(), names), raw)) from None
+        error = first(exc.errors(), names)
+        raise ConfigError(problem(error, raw), written_at(error)) from None
     defaults = _Defaults(env, workspace, timeout, init_timeout, max_server_requests)
     return [_spec(name, entry, defaults) for name, entry in checked.servers.items()]
 

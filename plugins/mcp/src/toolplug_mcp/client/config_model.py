@@ -335,6 +335,13 @@ def problem(error: ErrorDetails, raw: Mapping[str, Any]) -> str:
     return f"{where}: {_server_problem(error)}"
 
 
+def written_at(error: ErrorDetails) -> tuple[str | int, ...]:
+    """Where in the configuration an error is: its location without the server's kind
+    (``("mcpServers", "time", "args")``)."""
+    loc = tuple(error["loc"])
+    return loc[:2] + loc[3:] if len(loc) > 2 else loc
+
+
 def _server_problem(error: ErrorDetails) -> str:
     entry = error["input"]
     if error["type"] == "union_tag_not_found" or (
