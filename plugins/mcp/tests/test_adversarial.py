@@ -868,3 +868,35 @@ def test_any_configuration_gives_servers_or_a_config_error(servers: dict[str, An
     else:
         assert [s.name for s in specs] == list(servers)
         assert all(s.transport in ("stdio", "http", "sse") for s in specs)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=_JSON)
+def test_the_line_of_every_json_value_is_found(data: object) -> None:
+    """Whatever the keys hold (quotes, backslashes, braces, other scripts), each member
+    and element is found on the line where json.dumps wrote it."""
+    from toolplug_mcp.client.json_lines import value_lines
+
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    rows = text.split("\n")  # as JSON counts lines (not str.splitlines, which splits at \x85)
+    for path, line in value_lines(text).items():
+        row = rows[line - 1].strip()
+        last = path[-1]
+        if isinstance(last, str):
+            assert row.startswith(json.dumps(last, ensure_ascii=False) + ":"), (path, row)
+        else:
+            value: Any = data
+            for step in path:
+                value = value[step]
+            written = json.dumps(value, ensure_ascii=False)
+            assert row.startswith(written if not isinstance(value, (list, dict)) else written[0])
+    assert set(value_lines(json.dumps(data)).values()) <= {1}
