@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -122,3 +123,14 @@ def test_mcp_list_shows_the_file_and_line(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert f"{path}, line 5: MCP server 'time': 'args' must be a list of strings" in done.stderr
+
+
+def test_the_message_shown_in_the_docs(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "mcp" / "client.md").read_text()
+    shown = re.search(r"```text fragment\n(mcp\.json, line .*?)\n```", page)
+    assert shown is not None
+    path = tmp_path / "mcp.json"
+    path.write_text(BAD_ARGS)
+    with pytest.raises(ConfigError) as caught:
+        load(str(path), tmp_path)
+    assert str(caught.value) == shown[1].replace("mcp.json", str(path), 1)
