@@ -557,3 +557,29 @@ def test_any_file_gives_a_policy_or_a_sentence(data: dict[str, object]) -> None:
         PolicyFile.model_validate(data)
     except ValidationError as exc:
         assert problem(first(exc.errors())).strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[rules]]\ndecision = "allow"\ncommands = ["ls"]\n',
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): unknown key 'commands' (a rule "
+            "has decision, tool, command, env, path, arguments, security_risk, reason); "
+            "did you mean 'command'?",
+        ),
+        ('defualt = "deny"\n', "did you mean 'default'?"),
+        ("[limits]\ncommand_char = 5\n", "did you mean 'command_chars'?"),
+    ],
+)
+def test_an_unknown_key_suggests_the_closest_known_one(text: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(text, file="p.toml")
+    assert str(caught.value).startswith("p.toml, line ")
+    assert str(caught.value).endswith(message), str(caught.value)
+
+
+def test_an_unknown_key_far_from_any_suggests_nothing() -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads('[[rules]]\ndecision = "allow"\nzzz = 1\n', file="p.toml")
+    assert str(caught.value).endswith("security_risk, reason)")
