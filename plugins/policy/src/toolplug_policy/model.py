@@ -10,6 +10,7 @@ Regenerate the published schema with ``python tools/schemas.py``.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import shlex
@@ -319,7 +320,9 @@ def problem(error: ErrorDetails) -> str:
         return 'no decision (add decision = "allow", "ask" or "deny")'
     if error["type"] == "extra_forbidden":
         table = place(loc[:-1])
-        return _UNKNOWN[table].format(key=loc[-1], keys=", ".join(_KEYS[table]))
+        known = _UNKNOWN[table].format(key=loc[-1], keys=", ".join(_KEYS[table]))
+        close = difflib.get_close_matches(str(loc[-1]), _KEYS[table], n=1)
+        return f"{known}; did you mean '{close[0]}'?" if close else known
     return _AT[place(loc)].format(input=error["input"])
 
 
