@@ -58,20 +58,18 @@ class ConfigError(ValueError):
         self.path = path
 
 
-#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
-OAUTH_LOGIN_TIMEOUT = 300.0
-
-
 @dataclass(frozen=True)
 class OAuthSettings:
     """How a server configured with ``"auth": "oauth"`` is signed in to."""
 
     #: The directory of the cached tokens (``0700``; by default :func:`oauth_dir`).
     cache_dir: str
+    #: Seconds a person has to finish signing in (by default
+    #: :data:`~toolplug_mcp.client.config_model.OAUTH_LOGIN_TIMEOUT`).
+    login_timeout: float
     scopes: tuple[str, ...] = ()
     #: The port of the local callback (``None``: a free one each time).
     callback_port: int | None = None
-    login_timeout: float = OAUTH_LOGIN_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -355,8 +353,9 @@ def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> 
 def _oauth_settings(entry: OAuthEntry | None, env: Mapping[str, str]) -> OAuthSettings:
     """The ``oauth`` entry with its defaults (none: every default), the cache directory
     from the host's environment (:func:`oauth_dir`)."""
-    if entry is None:
-        return OAuthSettings(cache_dir=str(oauth_dir(env)))
+    from toolplug_mcp.client.config_model import OAuthEntry
+
+    entry = entry or OAuthEntry()
     cache_dir = entry.cache_dir
     return OAuthSettings(
         cache_dir=os.path.expanduser(_expand(cache_dir, env)) if cache_dir else str(oauth_dir(env)),

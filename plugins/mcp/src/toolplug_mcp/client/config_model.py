@@ -33,12 +33,12 @@ from pydantic import (
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import ErrorDetails, core_schema
 
-from toolplug_mcp.client.config import OAUTH_LOGIN_TIMEOUT
-
 #: Where the published schema lives, as its ``$id``.
 SCHEMA_ID = (
     "https://raw.githubusercontent.com/toolplug/toolplug/main/docs/reference/mcp-config.schema.json"
 )
+#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
+OAUTH_LOGIN_TIMEOUT = 300.0
 #: The ``transport`` (or ``type``) values, and the transport each names.
 TRANSPORTS = {
     "stdio": "stdio",
@@ -67,7 +67,8 @@ def server_kind(entry: Any) -> str | None:
 
 
 def _as_is(value: Any) -> Any:
-    """Leave a key's value as it is (the key is read before validation)."""
+    """Leave the value as it is: the transport was read from the entry by
+    :func:`server_kind` before validation, and is declared for the schema only."""
     return value
 
 
