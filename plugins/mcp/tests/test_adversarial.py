@@ -828,3 +828,75 @@ def test_bad_request_timeouts_are_usage_errors(tmp_path: Path, option: str, valu
     )
     assert done.returncode == 2, done.stderr
     assert option in done.stderr and "Traceback" not in done.stderr
+
+
+# -- the configuration: whatever a file holds, a ConfigError or servers -----------------
+
+_KEYS = ["command", "args", "env", "cwd", "url", "headers", "transport", "type", "auth"]
+_KEYS += ["oauth", "timeout", "prefix", "disabled", "maxServerRequests", "junk"]
+_SCALARS = st.none() | st.booleans() | st.integers(-3, 70000) | st.floats(-1, 1e6)
+_SCALARS |= st.sampled_from(["", "x", "stdio", "http", "sse", "oauth", "https://h/sse"])
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from([*_KEYS, "scopes", "callback_port", "cache_dir"]), inner, max_size=3
+        )
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    servers=st.dictionaries(
+        st.sampled_from(["a", "b", "c"]),
+        st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=6) | _VALUES,
+        max_size=3,
+    )
+)
+def test_any_configuration_gives_servers_or_a_config_error(servers: dict[str, Any]) -> None:
+    """The pydantic errors of any entry are turned into a message naming the server,
+    never into another exception (a KeyError of an error that has no sentence)."""
+    from toolplug_mcp.client.config import ConfigError, parse_servers
+
+    try:
+        specs = parse_servers({"mcpServers": servers}, env={}, workspace=Path("/ws"))
+    except ConfigError as exc:
+        assert re.match(r"MCP server '[abc]': \S", str(exc)), str(exc)
+    else:
+        assert [s.name for s in specs] == list(servers)
+        assert all(s.transport in ("stdio", "http", "sse") for s in specs)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=_JSON)
+def test_the_line_of_every_json_value_is_found(data: object) -> None:
+    """Whatever the keys hold (quotes, backslashes, braces, other scripts), each member
+    and element is found on the line where json.dumps wrote it."""
+    from toolplug_mcp.client.json_lines import value_lines
+
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    rows = text.split("\n")  # as JSON counts lines (not str.splitlines, which splits at \x85)
+    for path, line in value_lines(text).items():
+        row = rows[line - 1].strip()
+        last = path[-1]
+        if isinstance(last, str):
+            assert row.startswith(json.dumps(last, ensure_ascii=False) + ":"), (path, row)
+        else:
+            value: Any = data
+            for step in path:
+                value = value[step]
+            written = json.dumps(value, ensure_ascii=False)
+            assert row.startswith(written if not isinstance(value, (list, dict)) else written[0])
+    assert set(value_lines(json.dumps(data)).values()) <= {1}

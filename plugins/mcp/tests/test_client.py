@@ -350,6 +350,15 @@ def test_with_no_mcp_config_listing_tools_imports_no_mcp(tmp_path: Path) -> None
     assert not imported & set(HEAVY)
 
 
+def test_with_no_mcp_config_the_config_models_are_not_built(tmp_path: Path) -> None:
+    # Looking for a configuration reads no file and builds no pydantic model.
+    done = _run_unconfigured(["-X", "importtime", "-m", "toolplug", "tools"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "toolplug_mcp.client.config" in imported
+    assert "toolplug_mcp.client.config_model" not in imported
+
+
 def test_with_an_mcp_config_the_client_is_imported(tmp_path: Path) -> None:
     # The counterpart: a workspace config is found, and its server's tools listed.
     config = tmp_path / ".toolplug" / "mcp.json"

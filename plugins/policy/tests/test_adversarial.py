@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 from conftest import refused
+from hypothesis import given, settings, strategies as st
+from pydantic import ValidationError
 from toolplug import PolicyError, Toolset
 from toolplug_bash.types import BashAction
 from toolplug_policy import Policy, loads
+from toolplug_policy.model import PolicyFile, first, problem
 
 POLICY = """
 default = "deny"
@@ -486,3 +489,97 @@ def test_bad_limits_are_refused_with_their_line(limits: str, message: str) -> No
 def test_limits_are_read() -> None:
     policy = loads("[limits]\ncommand_chars = 10\nparse_seconds = 2\n")
     assert (policy.limits.command_chars, policy.limits.parse_seconds) == (10, 2.0)
+
+
+# --- the file checked by pydantic: what the hand checks did, still done -----------------
+
+
+def test_an_audit_log_with_a_nul_byte_is_refused_with_its_line() -> None:
+    with pytest.raises(PolicyError, match=r"^p\.toml, line 2: audit_log must be a file path"):
+        loads('default = "deny"\naudit_log = "a\\u0000b.jsonl"\n', file="p.toml")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # an unknown top key before anything inside the rules
+        ("[[rules]]\ntool = 3\n\n[extra]\nx = 1\n", "p.toml, line 4: unknown key 'extra'"),
+        # the default before the limits, the limits before the rules
+        ('default = "x"\n[limits]\nmax = 1\n', "p.toml, line 1: default: unknown decision"),
+        ("[limits]\nmax = 1\n[[rules]]\ntool = 3\n", "p.toml, line 1: limits: unknown key 'max'"),
+        # in a rule: an unknown key, then the decision, then reason before tool
+        (
+            "[[rules]]\ntool = 3\nwho = 1\n",
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): unknown key 'who'",
+        ),
+        ("[[rules]]\ntool = 3\n", "p.toml, line 1: rule 1: no decision"),
+        (
+            '[[rules]]\ndecision = "allow"\ntool = 3\nreason = 1\n',
+            "p.toml, line 4: rule 1 ([[rules]] at line 1): reason must be a string",
+        ),
+        # the first rule's problem before the second's, whatever they are
+        (
+            '[[rules]]\ndecision = "allow"\npath = []\n[[rules]]\ndecision = "x"\n',
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): path is an empty list",
+        ),
+        # env's own checks need a command that was read: a bad command is named, not env
+        (
+            '[[rules]]\ndecision = "allow"\ncommand = 3\nenv = "X"\n',
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): command must be a string",
+        ),
+    ],
+)
+def test_of_several_problems_the_first_checked_is_named(text: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(text, file="p.toml")
+    assert str(caught.value).startswith(message), str(caught.value)
+
+
+_KEYS = ["default", "audit_log", "limits", "rules", "decision", "tool", "command", "env"]
+_KEYS += ["path", "arguments", "security_risk", "reason", "command_chars", "parse_seconds", "x"]
+_SCALARS = st.booleans() | st.integers(-2, 3) | st.floats(-1, 2)
+_SCALARS |= st.sampled_from(["", " ", "allow", "deny", "ls", "LANG", "src/**", "!x", "$.a", "high"])
+_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.dictionaries(st.sampled_from(_KEYS), _DATA, max_size=4))
+def test_any_file_gives_a_policy_or_a_sentence(data: dict[str, object]) -> None:
+    """Whatever TOML holds, the models accept it or one of their errors is put in words
+    (an error with no sentence would raise a KeyError from the loader)."""
+    try:
+        PolicyFile.model_validate(data)
+    except ValidationError as exc:
+        assert problem(first(exc.errors())).strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[rules]]\ndecision = "allow"\ncommands = ["ls"]\n',
+            "p.toml, line 3: rule 1 ([[rules]] at line 1): unknown key 'commands' (a rule "
+            "has decision, tool, command, env, path, arguments, security_risk, reason); "
+            "did you mean 'command'?",
+        ),
+        ('defualt = "deny"\n', "did you mean 'default'?"),
+        ("[limits]\ncommand_char = 5\n", "did you mean 'command_chars'?"),
+    ],
+)
+def test_an_unknown_key_suggests_the_closest_known_one(text: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(text, file="p.toml")
+    assert str(caught.value).startswith("p.toml, line ")
+    assert str(caught.value).endswith(message), str(caught.value)
+
+
+def test_an_unknown_key_far_from_any_suggests_nothing() -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads('[[rules]]\ndecision = "allow"\nzzz = 1\n', file="p.toml")
+    assert str(caught.value).endswith("security_risk, reason)")

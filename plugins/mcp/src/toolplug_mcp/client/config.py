@@ -7,8 +7,10 @@ The format is the one Claude Desktop, Cursor and FastMCP write::
         "docs": {"url": "https://example.com/mcp", "headers": {"X-Key": "..."}}
     }}
 
-This module imports no MCP library: it only reads JSON and checks it, so that a host
-without MCP servers pays nothing for them.
+What a configuration may hold is checked by the pydantic models of
+:mod:`toolplug_mcp.client.config_model`; this module finds the configuration and turns
+each checked server into a :class:`ServerSpec`. Neither imports an MCP library, so that
+a host without MCP servers pays nothing for them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from toolplug_mcp.client.config_model import OAuthEntry, RemoteServer, StdioServer
 
 #: Environment variable naming a configuration file.
 CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
@@ -38,22 +43,19 @@ MAX_SERVER_REQUESTS = 20
 #: A server ``timeout`` below this many milliseconds was most likely meant in seconds.
 SMALL_TIMEOUT_MS = 100
 
-_TRANSPORTS = {
-    "stdio": "stdio",
-    "http": "http",
-    "streamable-http": "http",
-    "streamable_http": "http",
-    "sse": "sse",
-}
 _ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class ConfigError(ValueError):
-    """The MCP configuration cannot be used; the message says where and why."""
+    """The MCP configuration cannot be used; the message says where and why.
 
+    ``path`` is where in the configuration the problem is (``("mcpServers", "time",
+    "args")``), when it is at one place.
+    """
 
-#: Seconds a person has to finish an OAuth sign-in in the browser (the default).
-OAUTH_LOGIN_TIMEOUT = 300.0
+    def __init__(self, message: str, path: tuple[str | int, ...] | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -62,10 +64,12 @@ class OAuthSettings:
 
     #: The directory of the cached tokens (``0700``; by default :func:`oauth_dir`).
     cache_dir: str
+    #: Seconds a person has to finish signing in (by default
+    #: :data:`~toolplug_mcp.client.config_model.OAUTH_LOGIN_TIMEOUT`).
+    login_timeout: float
     scopes: tuple[str, ...] = ()
     #: The port of the local callback (``None``: a free one each time).
     callback_port: int | None = None
-    login_timeout: float = OAUTH_LOGIN_TIMEOUT
 
 
 @dataclass(frozen=True)
@@ -170,21 +174,38 @@ def find_config(
     Looked for in order: ``config`` (a mapping, or the path of a JSON file), the file
     named by ``TOOLPLUG_MCP_CONFIG``, then ``.toolplug/mcp.json`` in the workspace.
     """
+    found = _find(config, env, workspace)
+    return None if found is None else (found.raw, found.source)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A configuration found: its data, its source for messages, and its file if any."""
+
+    raw: dict[str, Any]
+    source: str
+    file: Path | None = None
+
+
+def _find(config: Any, env: Mapping[str, str], workspace: Path) -> _Found | None:
+    """:func:`find_config`, with the file the configuration was read from."""
     if config is not None:
         if isinstance(config, Mapping):
-            return dict(config), "the 'config' param"
+            return _Found(dict(config), "the 'config' param")
         if isinstance(config, (str, Path)):
-            return _read_file(_resolve(config, workspace)), f"file {config}"
+            path = _resolve(config, workspace)
+            return _Found(_read_file(path), f"file {config}", path)
         raise ConfigError(
             f"the 'config' param must be an mcpServers mapping or a file path, "
             f"not {type(config).__name__}"
         )
     named = env.get(CONFIG_ENV_VAR)
     if named:
-        return _read_file(_resolve(named, workspace)), f"{CONFIG_ENV_VAR}={named}"
+        path = _resolve(named, workspace)
+        return _Found(_read_file(path), f"{CONFIG_ENV_VAR}={named}", path)
     local = workspace / WORKSPACE_CONFIG
     if local.is_file():
-        return _read_file(local), str(local)
+        return _Found(_read_file(local), str(local), local)
     return None
 
 
@@ -197,20 +218,41 @@ def load_config(
     init_timeout: float,
     max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> LoadedConfig | None:
-    """Find the configuration and check every server in it (``None`` when there is none)."""
-    found = find_config(config, env, workspace)
+    """Find the configuration and check every server in it (``None`` when there is none).
+
+    A problem in a file names the file and the line: ``mcp.json, line 5: MCP server
+    'time': 'args' must be a list of strings``.
+    """
+    found = _find(config, env, workspace)
     if found is None:
         return None
-    raw, source = found
-    servers = parse_servers(
-        raw,
-        env=env,
-        workspace=workspace,
-        timeout=timeout,
-        init_timeout=init_timeout,
-        max_server_requests=max_server_requests,
-    )
-    return LoadedConfig(servers, source)
+    try:
+        servers = parse_servers(
+            found.raw,
+            env=env,
+            workspace=workspace,
+            timeout=timeout,
+            init_timeout=init_timeout,
+            max_server_requests=max_server_requests,
+        )
+    except ConfigError as exc:
+        if found.file is None:
+            raise
+        raise ConfigError(f"{_where(found.file, exc.path)}: {exc}", exc.path) from None
+    return LoadedConfig(servers, found.source)
+
+
+def _where(file: Path, path: tuple[str | int, ...] | None) -> str:
+    """``file, line n`` for the value at ``path`` in the JSON file (the file alone when
+    the line cannot be told)."""
+    from toolplug_mcp.client.json_lines import line_of, value_lines
+
+    try:
+        lines = value_lines(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # changed since it was read
+        return str(file)
+    line = line_of(lines, path) if path else None
+    return f"{file}, line {line}" if line else str(file)
 
 
 def parse_servers(
@@ -222,43 +264,44 @@ def parse_servers(
     init_timeout: float = 30.0,
     max_server_requests: int = MAX_SERVER_REQUESTS,
 ) -> list[ServerSpec]:
-    """Check an ``{"mcpServers": {...}}`` mapping and turn each entry into a spec."""
-    servers = raw.get("mcpServers", raw.get("servers"))
-    if servers is None:
-        unknown = ", ".join(sorted(raw)) or "nothing"
-        raise ConfigError(f"an MCP configuration needs an 'mcpServers' object (found: {unknown})")
-    if not isinstance(servers, Mapping):
-        raise ConfigError("'mcpServers' must be an object mapping server names to servers")
-    return [
-        _parse_server(str(name), entry, env, workspace, timeout, init_timeout, max_server_requests)
-        for name, entry in servers.items()
-    ]
+    """Check an ``{"mcpServers": {...}}`` mapping (against
+    :class:`~toolplug_mcp.client.config_model.MCPConfigFile`) and turn each entry into a
+    spec."""
+    # The models are built when a configuration is first found, not when the factory
+    # only looks for one: a host without MCP servers does not pay for them.
+    from pydantic import ValidationError
+
+    from toolplug_mcp.client.config_model import MCPConfigFile, first, problem, written_at
+
+    try:
+        checked = MCPConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        servers = raw.get("mcpServers", raw.get("servers"))
+        names = [str(name) for name in servers] if isinstance(servers, Mapping) else []
+        error = first(exc.errors(), names)
+        raise ConfigError(problem(error, raw), written_at(error)) from None
+    defaults = _Defaults(env, workspace, timeout, init_timeout, max_server_requests)
+    return [_spec(name, entry, defaults) for name, entry in checked.servers.items()]
 
 
-def _parse_server(
-    name: str,
-    entry: Any,
-    env: Mapping[str, str],
-    workspace: Path,
-    timeout: float,
-    init_timeout: float,
-    max_server_requests: int = MAX_SERVER_REQUESTS,
-) -> ServerSpec:
+@dataclass(frozen=True)
+class _Defaults:
+    """What a server entry is read with: the host's environment and workspace, and the
+    factory's settings for what the entry leaves out."""
+
+    env: Mapping[str, str]
+    workspace: Path
+    timeout: float
+    init_timeout: float
+    max_server_requests: int
+
+
+def _spec(name: str, entry: StdioServer | RemoteServer, defaults: _Defaults) -> ServerSpec:
+    """A checked server entry as a spec, with every default filled in."""
     where = f"MCP server '{name}'"
-    if not isinstance(entry, Mapping):
-        raise ConfigError(f"{where}: expected an object, got {type(entry).__name__}")
-    kind = entry.get("transport") or entry.get("type")
-    if kind is None:
-        if "command" not in entry and "url" not in entry:
-            raise ConfigError(
-                f"{where}: give a 'command' (a stdio server) or a 'url' (an http or sse server)"
-            )
-        kind = "stdio" if "command" in entry else _transport_from_url(entry.get("url"))
-    if kind not in _TRANSPORTS:
-        raise ConfigError(f"{where}: unknown transport {kind!r}; use stdio, http or sse")
-    transport = _TRANSPORTS[kind]
+    env = defaults.env
     # The standard format gives a server's timeout in milliseconds.
-    server_timeout = _number(entry.get("timeout"), where, "timeout")
+    server_timeout = entry.timeout
     if server_timeout is not None and server_timeout < SMALL_TIMEOUT_MS:
         log.warning(
             "%s: 'timeout' %g is read as milliseconds (%g s), as the format has it; "
@@ -271,87 +314,54 @@ def _parse_server(
         )
     common: dict[str, Any] = {
         "name": name,
-        "transport": transport,
-        "timeout": server_timeout / 1000 if server_timeout else timeout,
-        "init_timeout": init_timeout,
-        "disabled": bool(entry.get("disabled", False)),
-        "prefix": _prefix(entry.get("prefix"), where),
-        "max_server_requests": _count(
-            entry.get("maxServerRequests", max_server_requests), where, "maxServerRequests"
+        "timeout": server_timeout / 1000 if server_timeout else defaults.timeout,
+        "init_timeout": defaults.init_timeout,
+        "disabled": entry.disabled,
+        "prefix": entry.prefix,
+        "max_server_requests": (
+            defaults.max_server_requests
+            if entry.max_server_requests is None
+            else entry.max_server_requests
         ),
     }
-    if transport == "stdio":
-        command = entry.get("command")
-        if not isinstance(command, str) or not command:
-            raise ConfigError(f"{where}: a stdio server needs a 'command' string")
-        args = entry.get("args") or []
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ConfigError(f"{where}: 'args' must be a list of strings")
-        own_env = _string_map(entry.get("env"), where, "env")
+    from toolplug_mcp.client.config_model import StdioServer
+
+    if isinstance(entry, StdioServer):
         child_env = {k: env[k] for k in INHERITED_ENV if k in env}
-        child_env.update({k: _expand(v, env) for k, v in own_env.items()})
-        cwd = entry.get("cwd")
+        child_env.update({k: _expand(v, env) for k, v in entry.env.items()})
         return ServerSpec(
-            command=command,
-            args=tuple(args),
+            transport="stdio",
+            command=entry.command,
+            args=tuple(entry.args),
             env=child_env,
-            cwd=str(_resolve(cwd, workspace)) if cwd else str(workspace),
+            cwd=str(_resolve(entry.cwd, defaults.workspace))
+            if entry.cwd
+            else str(defaults.workspace),
             **common,
         )
-    url = entry.get("url")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ConfigError(f"{where}: a remote server needs an http(s) 'url'")
-    headers = {
-        k: _expand(v, env) for k, v in _string_map(entry.get("headers"), where, "headers").items()
-    }
-    auth = entry.get("auth")
-    if auth == "oauth":
+    headers = {k: _expand(v, env) for k, v in entry.headers.items()}
+    if entry.auth == "oauth":
+        oauth = _oauth_settings(entry.oauth, env)
         return ServerSpec(
-            url=url, headers=headers, oauth=_oauth(entry.get("oauth"), where, env), **common
+            transport=entry.kind, url=entry.url, headers=headers, oauth=oauth, **common
         )
-    if entry.get("oauth") is not None:
-        raise ConfigError(f'{where}: \'oauth\' settings need "auth": "oauth"')
-    if auth is not None and (not isinstance(auth, str) or not auth):
-        raise ConfigError(f"{where}: 'auth' must be a bearer token (a non-empty string)")
-    if auth:
-        headers.setdefault("Authorization", f"Bearer {_expand(auth, env)}")
-    return ServerSpec(url=url, headers=headers, **common)
+    if entry.auth:
+        headers.setdefault("Authorization", f"Bearer {_expand(entry.auth, env)}")
+    return ServerSpec(transport=entry.kind, url=entry.url, headers=headers, **common)
 
 
-def _oauth(value: Any, where: str, env: Mapping[str, str]) -> OAuthSettings:
-    """The ``oauth`` entry: ``scopes`` (a list or a space-separated string),
-    ``callback_port``, ``login_timeout`` (seconds), ``cache_dir``."""
-    if value is None:
-        value = {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: 'oauth' must be an object")
-    unknown = set(value) - {"scopes", "callback_port", "login_timeout", "cache_dir"}
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown 'oauth' setting(s) {', '.join(sorted(unknown))}; "
-            "known: scopes, callback_port, login_timeout, cache_dir"
-        )
-    scopes = value.get("scopes") or ()
-    if isinstance(scopes, str):
-        scopes = scopes.split()
-    if not isinstance(scopes, (list, tuple)) or not all(isinstance(s, str) for s in scopes):
-        raise ConfigError(f"{where}: 'oauth.scopes' must be a list of strings")
-    port = value.get("callback_port")
-    if port is not None and (
-        isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536
-    ):
-        raise ConfigError(f"{where}: 'oauth.callback_port' must be a port number")
-    login = value.get("login_timeout", OAUTH_LOGIN_TIMEOUT)
-    if isinstance(login, bool) or not isinstance(login, (int, float)) or login <= 0:
-        raise ConfigError(f"{where}: 'oauth.login_timeout' must be a positive number of seconds")
-    cache_dir = value.get("cache_dir")
-    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
-        raise ConfigError(f"{where}: 'oauth.cache_dir' must be a directory path")
+def _oauth_settings(entry: OAuthEntry | None, env: Mapping[str, str]) -> OAuthSettings:
+    """The ``oauth`` entry with its defaults (none: every default), the cache directory
+    from the host's environment (:func:`oauth_dir`)."""
+    from toolplug_mcp.client.config_model import OAuthEntry
+
+    entry = entry or OAuthEntry()
+    cache_dir = entry.cache_dir
     return OAuthSettings(
         cache_dir=os.path.expanduser(_expand(cache_dir, env)) if cache_dir else str(oauth_dir(env)),
-        scopes=tuple(scopes),
-        callback_port=port,
-        login_timeout=float(login),
+        scopes=tuple(entry.scopes),
+        callback_port=entry.callback_port,
+        login_timeout=float(entry.login_timeout),
     )
 
 
@@ -362,43 +372,6 @@ def oauth_dir(env: Mapping[str, str]) -> Path:
         env.get("HOME") or os.path.expanduser("~"), ".cache"
     )
     return Path(base) / "toolplug" / "mcp-oauth"
-
-
-def _transport_from_url(url: Any) -> str:
-    if isinstance(url, str) and re.search(r"/sse(/|\?|$)", url):
-        return "sse"
-    return "http"
-
-
-def _prefix(value: Any, where: str) -> str | bool | None:
-    if value is None or isinstance(value, bool) or (isinstance(value, str) and value):
-        return value
-    raise ConfigError(
-        f"{where}: 'prefix' must be true (the server's key), false (no prefix) "
-        f"or a non-empty string, not {value!r}"
-    )
-
-
-def _number(value: Any, where: str, key: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigError(f"{where}: '{key}' must be a positive number of milliseconds")
-    return float(value)
-
-
-def _count(value: Any, where: str, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{where}: '{key}' must be a whole number, 0 or more")
-    return value
-
-
-def _string_map(value: Any, where: str, key: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: '{key}' must be an object of strings")
-    return {str(k): str(v) for k, v in value.items()}
 
 
 def _expand(value: str, env: Mapping[str, str]) -> str:
