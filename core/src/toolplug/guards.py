@@ -132,11 +132,14 @@ def installed_guards(eps: list[metadata.EntryPoint] | None = None) -> list[str]:
     return sorted(guards)
 
 
-def plugin_options(pm: pluggy.PluginManager) -> dict[str, Option]:
+def plugin_options(
+    pm: pluggy.PluginManager, failures: dict[str, str] | None = None
+) -> dict[str, Option]:
     """The settings the plugins registered with ``pm`` declare, by name.
 
-    A plugin whose `add_options` raises declares nothing; when two plugins declare one
-    name, the first in the plugin manager's order keeps it.
+    A plugin whose `add_options` raises declares nothing (its error goes in
+    ``failures``, by plugin name); when two plugins declare one name, the first in
+    the plugin manager's order keeps it.
     """
     found: dict[str, Option] = {}
     collected: list[Options] = []
@@ -145,7 +148,12 @@ def plugin_options(pm: pluggy.PluginManager) -> dict[str, Option]:
         collected.append(Options(plugin))
         return {"options": collected[-1]}
 
-    _plugins.call_each(pm, "add_options", kwargs_for, lambda plugin, exc: None)
+    def on_error(plugin: str, exc: BaseException) -> None:
+        collected.pop()  # what it declared before it raised does not count
+        if failures is not None:
+            failures[plugin] = f"its add_options hook failed: {_plugins.error_text(exc)}"
+
+    _plugins.call_each(pm, "add_options", kwargs_for, on_error)
     for options in collected:
         for option in options.declared:
             found.setdefault(option.name, option)
@@ -165,7 +173,12 @@ def guard_options(
     if not guards:
         return {}, []
     pm, reports = _plugins.load_plugins(guards, eps=eps)
-    return plugin_options(pm), [r for r in reports if r.enabled]
+    failures: dict[str, str] = {}
+    options = plugin_options(pm, failures)
+    reports = [r for r in reports if r.enabled]
+    for report in reports:  # the reports of this side load only: none is shown
+        report.error = report.error or failures.get(report.name)
+    return options, reports
 
 
 def with_policy(settings: Mapping[str, Any] | None, policy: Any) -> dict[str, Any]:
@@ -223,7 +236,15 @@ def apply_settings(
         guard = None
         for impl in reversed(impls):
             kwargs = {"settings": dict(values), "approver": approver}
-            guard = impl.function(*[kwargs[arg] for arg in impl.argnames])
+            try:
+                guard = impl.function(*[kwargs[arg] for arg in impl.argnames])
+            except PolicyError:
+                raise  # the plugin's own account of what is wrong
+            except Exception as exc:
+                raise PolicyError(
+                    f"the plugin '{plugin}' could not apply its settings "
+                    f"({', '.join(values)}): {_plugins.error_text(exc)}"
+                ) from exc
             if guard is not None:
                 break
         if guard is None:
@@ -246,10 +267,10 @@ def _unknown_message(
     what = f"the setting '{name}' was given ({settings[name]})"
     if len(unknown) > 1:
         what = f"the settings {', '.join(repr(n) for n in unknown)} were given"
-    if broken:
-        why = "; ".join(f"the '{p}' plugin is broken: {error}" for p, error in broken.items())
-        return f"{what}, but {why}"
     known = ", ".join(sorted(options)) or "none"
+    if broken:  # perhaps the one that takes it: no install hint, the fix is there
+        why = "; ".join(f"the '{p}' plugin is broken: {error}" for p, error in broken.items())
+        return f"{what}, but no plugin that works takes it (known settings: {known}); {why}"
     fix = next((_SHORTCUT_DISTRIBUTIONS[n] for n in unknown if n in _SHORTCUT_DISTRIBUTIONS), None)
     hint = f": pip install {fix}" if fix else ": install the plugin that takes it"
     return f"{what}, but no loaded or installed plugin takes it (known settings: {known}){hint}"

@@ -204,12 +204,12 @@ class ToolRegistry:
                 "settings: build it with ToolRegistry.from_plugins(settings=...)"
             )
         pm = self._plugin_manager
-        options = _guards.plugin_options(pm)
-        broken: dict[str, str] = {}  # the guards that could not say what they take
+        broken: dict[str, str] = {}  # the plugins that could not say what they take
+        options = _guards.plugin_options(pm, broken)
         if self._installed:
             installed, reports = _guards.guard_options()
             options = {**installed, **options}
-            broken = {r.name: r.error for r in reports if r.error}
+            broken.update({r.name: r.error for r in reports if r.error})
         given = _guards.given_settings(settings, options, env=False)
 
         def load(plugin: str) -> None:
