@@ -70,6 +70,7 @@ def test_the_hook_specs_have_docstrings() -> None:
         "register_formats",
         "register_commands",
         "tool_call",
-        "load_policy",
+        "add_options",
+        "load_guard",
     ):
         assert inspect.getdoc(getattr(hookspecs, name)), name

@@ -27,6 +27,7 @@ from toolplug import (
     ComposeError,
     DispatchError,
     Observation,
+    PolicyError,
     TextContent,
     ToolConflictError,
     ToolDefinition,
@@ -688,3 +689,97 @@ def test_structured_content_is_right_in_threads_at_once() -> None:
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda o: o.structured_content(), observations))
     assert results == [{"text": f"count is {i}", "count": i} for i in range(200)]
+
+
+# -- guard plugins and their settings (issue #27) -------------------------------------------
+
+GUARD_CODE = """
+from toolplug import Observation, hookimpl
+
+@hookimpl
+def add_options(options):
+    options.add("shout_word", help="Refuse calls with this word.", env="TP_TEST_SHOUT_WORD")
+
+class Refuser:
+    def __init__(self, word):
+        self.word = word
+
+    @hookimpl(tryfirst=True)
+    def tool_call(self, action):
+        if self.word in action.model_dump_json():
+            return Observation.error("refused: " + self.word)
+        return None
+
+@hookimpl
+def load_guard(settings):
+    if settings["shout_word"] == "explode":
+        raise RuntimeError("the guard blew up")
+    return Refuser(settings["shout_word"])
+"""
+
+ECHO_PLUGIN = """
+from toolplug import hookimpl
+from core_test_tools import make_echo_tool
+
+@hookimpl
+def register_tools(register):
+    register(make_echo_tool())
+"""
+
+
+def _install_guard(install_dist: Any, name: str, code: str, *, marked: bool = True) -> None:
+    """Install ``echo`` (a tool plugin) and a plugin ``name``, a guard when ``marked``."""
+    install_dist("tp-test-echo", "1.0", {"echo": "tp_test_echo"}, {"tp_test_echo": ECHO_PLUGIN})
+    module = f"tp_test_{name}"
+    info = install_dist(f"tp-test-{name}", "1.0", {name: module}, {module: code})
+    if marked:
+        with (info / "entry_points.txt").open("a") as file:
+            file.write(f"\n[toolplug.guards]\n{name} = {module}\n")
+
+
+def test_a_guard_that_raises_in_load_guard_fails_the_load_naming_it(install_dist: Any) -> None:
+    _install_guard(install_dist, "gate", GUARD_CODE)
+    with pytest.raises(PolicyError, match=r"plugin 'gate' could not apply.*the guard blew up"):
+        Toolset.load(["echo"], settings={"shout_word": "explode"})
+    with Toolset.load(["echo"], settings={"shout_word": "boo"}) as tools:
+        assert tools.call("echo", {"text": "boo!"}).text == "refused: boo"
+        assert tools.call("echo", {"text": "fine"}).text == "fine"
+
+
+def test_a_guard_whose_add_options_raises_is_named_when_its_setting_is_given(
+    install_dist: Any,
+) -> None:
+    broken = GUARD_CODE.replace('options.add("shout_word"', 'raise KeyError("no");options.add("x"')
+    _install_guard(install_dist, "gate", broken)
+    with pytest.raises(PolicyError, match=r"'gate' plugin is broken: its add_options hook"):
+        Toolset.load(["echo"], settings={"shout_word": "boo"})
+    with Toolset.load(["echo"]) as tools:  # without the setting, the tools still load
+        assert tools.call("echo", {"text": "boo"}).text == "boo"
+
+
+def test_a_setting_from_its_variable_and_none_meaning_not_given(
+    install_dist: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _install_guard(install_dist, "gate", GUARD_CODE)
+    monkeypatch.setenv("TP_TEST_SHOUT_WORD", "boo")
+    with Toolset.load(["echo"], plugins="echo") as tools:  # the selection leaves it out
+        assert tools.call("echo", {"text": "boo"}).is_error
+    with Toolset.load(["echo"], settings={"shout_word": None}) as tools:  # None: the variable
+        assert tools.call("echo", {"text": "boo"}).is_error
+    monkeypatch.setenv("TP_TEST_SHOUT_WORD", "")
+    with Toolset.load(["echo"]) as tools:  # empty: not given
+        assert tools.call("echo", {"text": "boo"}).text == "boo"
+
+
+def test_an_unmarked_plugin_is_no_guard_and_a_bad_setting_name_is_refused(
+    install_dist: Any,
+) -> None:
+    """A plugin not in toolplug.guards is left out of a narrowed load, so its setting is
+    unknown there; a setting's name must be an identifier (the declaration fails)."""
+    _install_guard(install_dist, "gate", GUARD_CODE, marked=False)
+    with pytest.raises(PolicyError, match=r"'shout_word'.*no loaded or installed plugin"):
+        Toolset.load(["echo"], settings={"shout_word": "boo"})
+    from toolplug.guards import Options
+
+    with pytest.raises(ValueError, match="Python identifier"):
+        Options("x").add("shout-word", help="")

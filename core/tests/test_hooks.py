@@ -437,7 +437,8 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "register_commands": ["cli"],
         "register_formats": ["register"],
         "tool_call": ["tool", "action", "context"],
-        "load_policy": ["source", "approver"],
+        "add_options": ["options"],
+        "load_guard": ["settings", "approver"],
     }
     assert params == expected[name]
 
@@ -577,11 +578,11 @@ def test_tool_call_can_await_on_the_callers_loop_through_run_awaitable() -> None
     assert loops[-1] is background_loop()
 
 
-# -- load_policy -------------------------------------------------------------------------
+# -- add_options and load_guard ---------------------------------------------------------
 
 
 class ReadOnlyPolicy:
-    """What a load_policy hook returns: refuses every call whose text is not harmless."""
+    """What a load_guard hook returns: refuses every call whose text is not harmless."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -594,17 +595,38 @@ class ReadOnlyPolicy:
 
 
 def policy_plugin(approvers: list[Any]) -> types.SimpleNamespace:
+    """A guard with the setting ``policy``, as toolplug-policy declares it."""
+
     @hookimpl
-    def load_policy(source: Any, approver: Any) -> Any:
+    def add_options(options: Any) -> None:
+        options.add("policy", help="A policy.", metavar="NAME")
+
+    @hookimpl
+    def load_guard(settings: dict[str, Any], approver: Any) -> Any:
+        source = settings["policy"]
         if source == "broken":
             raise PolicyError("broken.toml, line 3: rule 1: unknown decision 'alow'")
         approvers.append(approver)
         return ReadOnlyPolicy(str(source)) if source == "read-only" else None
 
-    return plugin(load_policy=load_policy, __name__="policy")
+    return plugin(add_options=add_options, load_guard=load_guard, __name__="policy")
 
 
-def test_load_policy_governs_every_call_of_that_registry_only() -> None:
+def test_add_options_declares_the_settings_a_load_accepts() -> None:
+    """A declared setting is taken by name; one no plugin declares is an error that
+    lists the known ones, and applies nothing."""
+    approvers: list[Any] = []
+    registry = registry_from(speak_tools(), policy_plugin(approvers))
+    with pytest.raises(PolicyError, match=r"'polcy'.*known settings: policy\b"):
+        registry.apply_settings({"polcy": "read-only"})
+    assert approvers == []
+    registry.apply_settings({"policy": "read-only"})
+    assert [o.text for o in call_all(registry, {"text": "rm -rf /"})] == [
+        "refused by policy read-only"
+    ] * 4
+
+
+def test_load_guard_governs_every_call_of_that_registry_only() -> None:
     approvers: list[Any] = []
     governed = registry_from(speak_tools(), policy_plugin(approvers))
     free = registry_from(speak_tools(), policy_plugin(approvers))
@@ -618,11 +640,11 @@ def test_load_policy_governs_every_call_of_that_registry_only() -> None:
     assert [o.text for o in call_all(free, {"text": "rm -rf /"})] == ["rm -rf /"] * 4
 
 
-def test_load_policy_errors_stop_the_load() -> None:
+def test_load_guard_errors_stop_the_load() -> None:
     registry = registry_from(speak_tools(), policy_plugin([]))
     with pytest.raises(PolicyError, match=r"broken\.toml, line 3"):
         registry.apply_policy("broken")
-    with pytest.raises(PolicyError, match=r"\(no-such\).*pip install toolplug-policy"):
+    with pytest.raises(PolicyError, match=r"policy=no-such.*loaded nothing"):
         registry.apply_policy("no-such")
     with pytest.raises(PolicyError, match="pip install toolplug-policy"):
         registry_from(speak_tools()).apply_policy("read-only")
@@ -630,6 +652,10 @@ def test_load_policy_errors_stop_the_load() -> None:
         ToolRegistry().apply_policy("read-only")
     with pytest.raises(PolicyError, match="pip install toolplug-policy"):
         Toolset.load(["say"], registry=registry_from(speak_tools()), policy="read-only")
+    with pytest.raises(PolicyError, match="pip install toolplug-policy"):
+        Toolset.load(
+            ["say"], registry=registry_from(speak_tools()), settings={"policy": "read-only"}
+        )
 
 
 def _policy_plugin_installed() -> bool:

@@ -14,7 +14,8 @@ __version__ = "0.2.2"
 #: The public names, by the module that defines them: the one list of them. The
 #: ``TYPE_CHECKING`` imports below mirror it for type checkers (a test keeps the two
 #: equal). Besides these, the documented public modules are ``toolplug.formats``,
-#: ``toolplug.loop``, ``toolplug.interaction``, ``toolplug.testing`` and ``toolplug.hookspecs``.
+#: ``toolplug.loop``, ``toolplug.interaction``, ``toolplug.testing``, ``toolplug.hookspecs``,
+#: ``toolplug.guards`` and ``toolplug.guard_options``.
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.hookspecs": ("hookimpl",),
     "toolplug.model": ("Action", "Observation", "ToolAnnotations", "ToolCall"),

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from toolplug.errors import ToolError, UnknownToolError
+from toolplug.guard_options import OptionsCommand, given_settings
 
 plugins_option = click.option(
     "--plugins",
@@ -25,15 +26,6 @@ plugins_option = click.option(
     help="Enable exactly these plugins (default: TOOLPLUG_PLUGINS, else all installed).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-policy_option = click.option(
-    "--policy",
-    "policy",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="A permission policy every call goes through (default: TOOLPLUG_POLICY; "
-    "needs toolplug-policy).",
-)
 
 
 class ToolplugGroup(click.Group):
@@ -355,7 +347,7 @@ def _created_by_a_factory(
     return found
 
 
-@cli.command()
+@cli.command(cls=OptionsCommand)
 @click.argument("name")
 @click.argument("arguments", default="{}")
 @click.option(
@@ -375,7 +367,6 @@ def _created_by_a_factory(
     help="Exit with the tool's own status: the observation's exit_code (a shell "
     "command's), else 1 for an error observation, else 0.",
 )
-@policy_option
 @plugins_option
 @json_option
 def call(
@@ -385,7 +376,6 @@ def call(
     workspace: Path | None,
     timeout: float | None,
     pass_status: bool,
-    policy: Path | None,
     plugins: str | None,
     as_json: bool,
 ) -> None:
@@ -395,8 +385,9 @@ def call(
     it (get_current_time, which the mcp factory creates), or FACTORY/TOOL for one
     factory's tool (mcp/get_current_time). ARGUMENTS '-' reads them from stdin.
 
-    With a policy (--policy or TOOLPLUG_POLICY), a call the policy asks about is put
-    to you on the terminal, and refused when there is none.
+    The installed guard plugins add their options (toolplug-policy: --policy FILE, a
+    permission policy, also read from TOOLPLUG_POLICY; a call the policy asks about is
+    put to you on the terminal, and refused when there is none).
 
     \b
     Exit status:
@@ -425,7 +416,7 @@ def call(
     registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
     params = _parse_params(param_pairs)
     try:
-        registry = ToolRegistry.from_plugins(plugins, tools=[registered], policy=policy)
+        registry = ToolRegistry.from_plugins(plugins, tools=[registered], settings=given_settings())
         context = ToolContext(workspace=workspace) if workspace else ToolContext()
         created = registry.resolve(Tool(registered, params), context)
     except UnknownToolError as exc:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from toolplug.context import ToolContext
     from toolplug.definition import ToolDefinition
     from toolplug.formats import ToolFormat
+    from toolplug.guards import Options
     from toolplug.model import Action, Observation
 
 hookspec = pluggy.HookspecMarker("toolplug")
@@ -218,28 +219,57 @@ def tool_call(
     """
 
 
-@hookspec(firstresult=True)
-def load_policy(source: Any, approver: Callable[..., Any] | None) -> object | None:
-    """Load the permission policy a host asked for, and return what enforces it.
+@hookspec
+def add_options(options: Options) -> None:
+    """Declare the settings this plugin takes, the way pytest plugins add options.
 
-    Called once per registry when the host names a policy: ``Toolset.load(policy=...)``,
-    ``ToolRegistry.from_plugins(policy=...)``, ``--policy`` on ``toolplug call`` and
-    ``toolplug mcp serve``, or the ``TOOLPLUG_POLICY`` variable. ``source`` is what the
-    host gave (usually the path of a policy file); ``approver`` is the host's callable
-    for calls the policy says to ask about, or ``None``.
+    Call ``options.add(name, help=..., metavar="VALUE", env=None, file=False)`` once per
+    setting (see `toolplug.guards.Options`). Each setting is then, with no more code:
+
+    - a key of ``Toolset.load(settings={...})`` and
+      ``ToolRegistry.from_plugins(settings={...})``;
+    - an option of ``toolplug call`` and ``toolplug mcp serve`` (``--`` and the name
+      with dashes), for a guard plugin (see `toolplug.guards`);
+    - read from the environment variable ``env`` when it is not given.
+
+    The values given reach this plugin's `load_guard` hook. A setting that no plugin
+    declares is an error that lists the known ones. The core asks every installed guard
+    plugin (without registering its other hooks) and every loaded plugin.
+
+    Example, a guard with a setting ``max_calls`` (``--max-calls N`` on the command line):
+
+    ```python
+    from toolplug import hookimpl
+
+    @hookimpl
+    def add_options(options):
+        options.add("max_calls", help="Refuse calls past this many.", metavar="N",
+                    env="MY_GUARD_MAX_CALLS")
+    ```
+    """
+
+
+@hookspec(firstresult=True)
+def load_guard(settings: dict[str, Any], approver: Callable[..., Any] | None) -> object | None:
+    """Apply the settings this plugin declared, and return what governs the calls.
+
+    Called once per registry that is given one of this plugin's settings (see
+    `add_options`): ``settings`` holds those the host gave, by name (as given: a
+    command-line value of a ``file`` setting is a `pathlib.Path`, an environment
+    variable's a string); ``approver`` is the host's callable for calls a guard should
+    ask about (``approver(tool, action, reason) -> bool``, sync or async), or ``None``.
 
     Return a plugin object: an instance whose methods are marked ``@hookimpl`` and
     implement `tool_call` (to refuse, ask about, or log calls). toolplug registers it in
     that registry's plugin manager, so it governs that registry's tools and no others.
-    Return ``None`` to leave the source to another plugin.
+    Returning ``None`` is an error the host sees: the settings were given for nothing.
 
-    Raise `toolplug.PolicyError` for a policy that cannot be loaded (the message names
+    Raise `toolplug.PolicyError` for settings that cannot be applied (the message names
     the file, the line and the problem): the load fails, and no tool is made available
-    without the policy the user asked for. The ``toolplug-policy`` plugin implements
-    this hook.
+    without the guard the user asked for. The ``toolplug-policy`` plugin implements
+    this hook for its ``policy`` setting.
 
-    Example, a policy named ``"read-only"`` that refuses every tool not marked
-    read-only:
+    Example, a setting ``read_only`` that refuses every tool not marked read-only:
 
     ```python
     from toolplug import Observation, hookimpl
@@ -252,7 +282,11 @@ def load_policy(source: Any, approver: Callable[..., Any] | None) -> object | No
             return None
 
     @hookimpl
-    def load_policy(source):
-        return ReadOnly() if source == "read-only" else None
+    def add_options(options):
+        options.add("read_only", help="Refuse every tool that may change things.")
+
+    @hookimpl
+    def load_guard(settings):
+        return ReadOnly() if settings.get("read_only") else None
     ```
     """

@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "toolplug"
 ENV_VAR = "TOOLPLUG_PLUGINS"
-#: The variable naming the permission policy file every call goes through.
-POLICY_ENV_VAR = "TOOLPLUG_POLICY"
-#: The entry-point name of the plugin that enforces policies (``toolplug-policy``).
-POLICY_PLUGIN = "policy"
 
 
 @dataclass

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import inspect
 import logging
-import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolplug import plugins as _plugins
+from toolplug import guards as _guards, plugins as _plugins
 from toolplug._text import cut_list
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import (
-    PluginSelectionError,
     PolicyError,
     ToolConflictError,
     ToolError,
@@ -24,7 +22,7 @@ from toolplug.errors import (
 from toolplug.formats import FormatRegistry, default_formats, fill_formats
 from toolplug.names import unknown_tool_message
 from toolplug.params import validate_params
-from toolplug.plugins import POLICY_ENV_VAR, POLICY_PLUGIN, PluginReport
+from toolplug.plugins import PluginReport
 
 if TYPE_CHECKING:
     import pluggy
@@ -87,6 +85,7 @@ class ToolRegistry:
         plugins: str | Iterable[str] | None = None,
         *,
         tools: Iterable[str] | None = None,
+        settings: Mapping[str, Any] | None = None,
         policy: Any = None,
         approver: Callable[..., Any] | None = None,
     ) -> ToolRegistry:
@@ -98,36 +97,41 @@ class ToolRegistry:
 
         ``tools`` names the tools the caller is about to resolve. With no selection at
         all, and when every one of those names is a plugin's entry-point name, only
-        those plugins are imported; if some name is no entry point's, or a plugin so
-        loaded does not register its namesake, every plugin is loaded after all.
+        those plugins and the installed guard plugins (see :mod:`toolplug.guards`) are
+        imported; if some name is no entry point's, or a plugin so loaded does not
+        register its namesake, every plugin is loaded after all.
 
-        ``policy`` (else ``TOOLPLUG_POLICY``) names a permission policy that every call
-        of this registry's tools then goes through, ``approver`` the host's callable for
-        calls the policy asks about: see :meth:`apply_policy`. The ``policy`` plugin is
-        loaded for it even when the selection leaves it out.
+        ``settings`` are the plugins' settings (see :meth:`apply_settings`); those not
+        given are read from the environment variables the plugins declare for them. A
+        guard plugin whose setting is given is loaded even when the selection leaves it
+        out. ``policy`` is the shortcut for ``settings={"policy": policy}`` (a
+        permission policy file, else ``TOOLPLUG_POLICY``; needs ``toolplug-policy``),
+        ``approver`` the host's callable for calls a guard asks about.
         """
-        if policy is None:
-            policy = os.environ.get(POLICY_ENV_VAR) or None
+        settings = _guards.with_policy(settings, policy)
         selection = _plugins.parse_selection(plugins)
         eps = _plugins.installed_entry_points()
-        # The policy plugin comes with a policy, whatever the selection; when it is not
-        # installed, apply_policy below says how to get it.
-        enforcer = [POLICY_PLUGIN] if policy is not None and _installed(eps, POLICY_PLUGIN) else []
-        if enforcer and selection is not None and POLICY_PLUGIN not in selection:
-            selection = [*selection, POLICY_PLUGIN]
+        options, guard_reports = _guards.guard_options(eps)
+        settings = _guards.given_settings(settings, options)
+        # A guard whose setting is given comes whatever the selection (only for its
+        # hooks); a narrowed load takes every guard.
+        owners = {options[name].plugin for name in settings if name in options}
+        if selection is not None and not owners.issubset(selection):
+            selection = [*selection, *sorted(owners - set(selection))]
         registry: ToolRegistry | None = None
         if selection is None and tools is not None:
             wanted = sorted(set(tools))
             if {ep.name for ep in eps}.issuperset(wanted):
-                names = wanted + enforcer
+                guards = [r.name for r in guard_reports]
+                names = sorted({*wanted, *guards})
                 registry = cls.from_plugin_manager(*_plugins.load_plugins(names, eps=eps))
                 if not all(name in registry for name in wanted):
                     registry = None
         if registry is None:
             registry = cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
         registry._installed = True
-        if policy is not None:
-            registry.apply_policy(policy, approver)
+        if settings:
+            registry.apply_settings(settings, approver)
         return registry
 
     @classmethod
@@ -180,47 +184,46 @@ class ToolRegistry:
         registry._plugin_manager = pm
         return registry
 
-    def apply_policy(self, policy: Any, approver: Callable[..., Any] | None = None) -> None:
-        """Make every call of this registry's tools go through a permission policy.
+    def apply_settings(
+        self, settings: Mapping[str, Any], approver: Callable[..., Any] | None = None
+    ) -> None:
+        """Hand the plugins their settings: each guard so given governs every call of
+        this registry's tools, resolved before and after alike.
 
-        ``policy`` is usually the path of a policy file; the plugin that implements the
-        ``load_policy`` hook (``toolplug-policy``) reads it and enforces it, asking
-        ``approver`` (sync or async; ``approver(tool, action, rule) -> bool``) about
-        calls the policy says to ask about. Tools resolved before and after alike obey it.
+        ``settings`` maps a setting's name to its value; each goes to the plugin that
+        declared it (`add_options` hook), loaded or installed guard, whose `load_guard`
+        hook returns what wraps the calls. ``approver`` (sync or async;
+        ``approver(tool, action, reason) -> bool``) answers the calls a guard asks about.
 
-        Raises :class:`PolicyError` when the policy cannot be loaded, or when no loaded
-        plugin can enforce a policy: then no tool should be used.
+        Raises :class:`PolicyError` for a setting no plugin takes (the message lists
+        the known ones) or that its plugin cannot apply: then no tool should be used.
         """
         if self._plugin_manager is None:
             raise PolicyError(
-                "this registry was not loaded from plugins, so it has no plugin to enforce "
-                "a policy: build it with ToolRegistry.from_plugins(policy=...)"
+                "this registry was not loaded from plugins, so it has no plugin to take "
+                "settings: build it with ToolRegistry.from_plugins(settings=...)"
             )
         pm = self._plugin_manager
-        if self._installed and not pm.hook.load_policy.get_hookimpls():
-            self._load_policy_plugin(pm)
-        enforcer = pm.hook.load_policy(source=policy, approver=approver)
-        if enforcer is None:
-            broken = next((r for r in self.reports if r.name == POLICY_PLUGIN), None)
-            why = (
-                f"the '{POLICY_PLUGIN}' plugin is broken: {broken.error}"
-                if broken is not None and broken.error
-                else "no installed plugin can enforce one: pip install toolplug-policy"
-            )
-            raise PolicyError(f"a policy was asked for ({policy}), but {why}")
-        pm.register(enforcer, name=f"{POLICY_PLUGIN}:{policy}:{id(enforcer)}")
+        broken: dict[str, str] = {}  # the plugins that could not say what they take
+        options = _guards.plugin_options(pm, broken)
+        if self._installed:
+            installed, reports = _guards.guard_options()
+            options = {**installed, **options}
+            broken.update({r.name: r.error for r in reports if r.error})
+        given = _guards.given_settings(settings, options, env=False)
 
-    def _load_policy_plugin(self, pm: pluggy.PluginManager) -> None:
-        """Load the installed policy plugin into ``pm``: a registry loaded for some tools
-        only (or with a selection) left it out. Only its hooks count; its tools, if it
-        had any, are not added."""
-        if pm.has_plugin(POLICY_PLUGIN):
-            return
-        try:
-            _pm, reports = _plugins.load_plugins([POLICY_PLUGIN], pm)
-        except PluginSelectionError:  # not installed: apply_policy says how to get it
-            return
-        self.reports.extend(reports)
+        def load(plugin: str) -> None:
+            """Load an installed guard the selection left out: its hooks count, its
+            tools (if it had any) are not added."""
+            _pm, reports = _plugins.load_plugins([plugin], pm)
+            self.reports.extend(reports)
+
+        _guards.apply_settings(pm, given, options, approver, load=load, broken=broken)
+
+    def apply_policy(self, policy: Any, approver: Callable[..., Any] | None = None) -> None:
+        """The shortcut for ``apply_settings({"policy": policy}, approver)``: make every
+        call go through a permission policy (``toolplug-policy``'s setting)."""
+        self.apply_settings(_guards.with_policy(None, policy), approver)
 
     # -- registering -----------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
 from toolplug.formats import FormatRegistry, default_formats
+from toolplug.guards import with_policy
 from toolplug.interaction import CallScope, Handlers, current
 from toolplug.model import Observation, ToolCall
 from toolplug.registry import ToolRegistry
@@ -107,6 +108,7 @@ class Toolset(Mapping[str, AnyTool]):
         context: ToolContext | None = None,
         registry: ToolRegistry | None = None,
         plugins: str | Iterable[str] | None = None,
+        settings: Mapping[str, Any] | None = None,
         policy: Any = None,
         approver: Callable[..., Any] | None = None,
         handlers: Handlers | None = None,
@@ -130,12 +132,17 @@ class Toolset(Mapping[str, AnyTool]):
         loaded, and the clash (naming both distributions) is in :attr:`problems` and
         logged as a warning on the ``toolplug`` logger.
 
-        ``policy`` (else ``TOOLPLUG_POLICY``) is a permission policy file every call of
-        these tools goes through, enforced by the ``toolplug-policy`` plugin; ``approver``
-        (sync or async, ``approver(tool, action, rule) -> bool``) answers the calls it
-        says to ask about. A policy that cannot be loaded raises :class:`PolicyError`
-        and no tool is created. Given a ``registry``, the policy is applied to it (and so
-        to every toolset it creates); with no ``policy``, a given registry is used as is.
+        ``settings`` are the plugins' settings, by name, each handed to the plugin that
+        declared it (a guard plugin's, such as toolplug-policy's ``policy``: see
+        :mod:`toolplug.guards`); those not given are read from the environment
+        variables the plugins declare. ``policy`` is the shortcut for
+        ``settings={"policy": policy}``, a permission policy file every call of these
+        tools goes through (else ``TOOLPLUG_POLICY``; needs ``toolplug-policy``).
+        ``approver`` (sync or async, ``approver(tool, action, rule) -> bool``) answers
+        the calls a guard says to ask about. A setting no plugin takes, or one that
+        cannot be applied (a malformed policy), raises :class:`PolicyError` and no
+        tool is created. Given a ``registry``, the settings are applied to it (and so to
+        every toolset it creates); with none, a given registry is used as is.
 
         ``on_progress``, ``on_log``, ``on_elicit`` and ``on_sample`` (sync or async) and
         ``roots`` build the toolset's :class:`~toolplug.interaction.Handlers`, on top of
@@ -146,10 +153,10 @@ class Toolset(Mapping[str, AnyTool]):
         if registry is None:
             wanted = None if parsed is None else [spec.name for spec in parsed]
             registry = ToolRegistry.from_plugins(
-                plugins, tools=wanted, policy=policy, approver=approver
+                plugins, tools=wanted, settings=settings, policy=policy, approver=approver
             )
-        elif policy is not None:
-            registry.apply_policy(policy, approver)
+        elif settings or policy is not None:
+            registry.apply_settings(with_policy(settings, policy), approver)
         if context is None:
             context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
         given: dict[str, Any] = {

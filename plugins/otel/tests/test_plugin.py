@@ -46,13 +46,14 @@ def test_left_out_it_does_nothing(spans: Spans) -> None:
     assert spans.tools() == []
 
 
-def test_a_selective_load_leaves_it_out(spans: Spans, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_selective_load_takes_it(spans: Spans, monkeypatch: pytest.MonkeyPatch) -> None:
     """With no selection, a load for named tools imports only their plugins (as
-    ``toolplug call think`` does): otel, not named, is not among them."""
+    ``toolplug call think`` does) and the installed guards: otel declares itself one
+    (issue #27; it used to be left out)."""
     monkeypatch.delenv("TOOLPLUG_PLUGINS", raising=False)
     with Toolset.load(["think"]) as toolset:
         toolset.call("think", {"thought": "plan"})
-    assert spans.tools() == []
+    assert spans.one().name == "execute_tool think"
 
 
 def test_all_installed_includes_it(spans: Spans, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,5 +85,6 @@ def test_a_cli_call_is_traced_when_otel_is_named(tmp_path: Path) -> None:
     assert names == ["execute_tool think"]
 
 
-def test_a_selective_cli_call_is_not_traced(tmp_path: Path) -> None:
-    assert _cli_spans(tmp_path, "think", '{"thought": "plan"}') == []
+def test_a_selective_cli_call_is_traced(tmp_path: Path) -> None:
+    """``toolplug call think`` loads the think plugin and the guards, otel among them."""
+    assert _cli_spans(tmp_path, "think", '{"thought": "plan"}') == ["execute_tool think"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from toolplug.guard_options import OptionsCommand, given_settings
 
 from toolplug_mcp.client.config import CONFIG_ENV_VAR
 
@@ -231,7 +232,7 @@ def _endpoint_path(value: str) -> str:
     return value
 
 
-@mcp_group.command("serve")
+@mcp_group.command("serve", cls=OptionsCommand)
 @click.option(
     "--plugins",
     default=None,
@@ -269,14 +270,6 @@ def _endpoint_path(value: str) -> str:
     callback=lambda ctx, param, value: _origins(value),
     help="A browser origin allowed to call, as scheme://host[:port] (repeatable); other "
     "origins get 403.",
-)
-@click.option(
-    "--policy",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    metavar="FILE",
-    help="A permission policy every call goes through (default: TOOLPLUG_POLICY; "
-    "needs toolplug-policy); a call it asks about becomes an MCP elicitation.",
 )
 @click.option(
     "--idle-timeout",
@@ -343,7 +336,6 @@ def serve_command(
     token: str | None,
     allowed_origins: tuple[str, ...],
     idle_timeout: float,
-    policy: Path | None,
     max_sessions: int,
     shutdown_timeout: float,
     header_timeout: float,
@@ -354,9 +346,9 @@ def serve_command(
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
 
-    With a policy (--policy or TOOLPLUG_POLICY), every call goes through it, and
-    a call it asks about is put to the client's user as an MCP elicitation (refused
-    when the client does not support elicitation).
+    The installed guard plugins add their options (toolplug-policy: --policy FILE,
+    also read from TOOLPLUG_POLICY); a call a guard asks about is put to the client's
+    user as an MCP elicitation (refused when the client does not support elicitation).
 
     Over HTTP, /healthz and /readyz answer load balancers, and SIGTERM drains
     the server before it closes every session's tools.
@@ -382,7 +374,7 @@ def serve_command(
             plugins,
             context=context,
             idle_timeout=idle_timeout,
-            policy=policy,
+            settings=given_settings(),
             tool_params=tool_params,
             stateless=stateless,
         )

@@ -36,6 +36,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
 from toolplug.formats import export_tool, render
+from toolplug.guards import with_policy
 
 from toolplug_mcp.server import protocol
 from toolplug_mcp.server.approval import elicit_approval
@@ -146,15 +147,18 @@ def build_server(
     registry: ToolRegistry | None = None,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     policy: Any = None,
+    settings: Mapping[str, Any] | None = None,
     tool_params: Mapping[str, Mapping[str, Any]] | None = None,
     stateless: bool = False,
 ) -> tuple[FastMCP, SessionToolsets, list[str]]:
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
-    ``policy`` (else ``TOOLPLUG_POLICY``) is a permission policy every call goes
-    through; a call it asks about is put to the calling client's user as an MCP
-    elicitation (:mod:`~toolplug_mcp.server.approval`), and refused when the client
-    cannot be asked.
+    ``settings`` are the guard plugins' settings (``toolplug mcp serve`` passes the
+    options they add, see :mod:`toolplug.guards`); ``policy`` is the shortcut for
+    ``settings={"policy": ...}``, a permission policy every call goes through (else
+    ``TOOLPLUG_POLICY``). A call a guard asks about is put to the calling client's user
+    as an MCP elicitation (:mod:`~toolplug_mcp.server.approval`), and refused when the
+    client cannot be asked.
 
     ``tool_params`` maps a tool's name to the params each session's instance is created
     with (the bash sandbox's resource limits, say: ``{"bash": {"sandbox": "bwrap",
@@ -177,9 +181,11 @@ def build_server(
         )
     tool_params = dict(tool_params or {})
     if registry is None:
-        registry = ToolRegistry.from_plugins(plugins, policy=policy, approver=elicit_approval)
-    elif policy is not None:
-        registry.apply_policy(policy, elicit_approval)
+        registry = ToolRegistry.from_plugins(
+            plugins, settings=settings, policy=policy, approver=elicit_approval
+        )
+    elif settings or policy is not None:
+        registry.apply_settings(with_policy(settings, policy), elicit_approval)
     context = context or ToolContext()
     problems = [
         f"plugin {r.name} is broken: {r.error}" for r in registry.reports if r.status == "broken"
