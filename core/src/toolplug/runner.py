@@ -11,8 +11,8 @@ executor, a timeout and a failing hook all come back as error observations.
 
 The ``tool_call`` hook is run by pluggy itself (so new- and old-style wrappers behave as
 pluggy documents them). toolplug's own implementation (`toolplug._builtin_hooks`) is the
-last one called and is the one that runs the tool: it finds what to run in a context
-variable set here, so the hook's signature stays ``tool_call(tool, action, context)``.
+last one called and is the one that runs the tool: the hook's ``pending`` argument is
+what it runs (other implementations do not name it, so pluggy does not give it them).
 
 asyncio is imported where an async path uses it: a synchronous call of a synchronous
 tool in a fresh process (``toolplug call``) never needs it.
@@ -28,7 +28,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from toolplug import _builtin_hooks, _engine, hidden
-from toolplug._builtin_hooks import PENDING
 from toolplug._text import MESSAGE_LIMIT, cut
 from toolplug.arguments import notes_text, unreadable
 from toolplug.content import (
@@ -342,18 +341,16 @@ def _has_plugin_impls(hooks: HookCaller) -> bool:
 
 
 def _call_hook(hooks: HookCaller, tool: ToolDefinition[Any, Any], pending: _Pending) -> Observation:
-    """Call the hook through pluggy with ``pending`` in context. Never raises."""
-    token = PENDING.set(pending)
+    """Call the hook through pluggy to run ``pending``. Never raises."""
     loop_token = calling_loop.set(pending.loop)
     hidden_token = hidden._open_scope()  # what the hooks hide holds for this call only
     try:
-        result = hooks(tool=tool, action=pending.action, context=tool._context)
+        result = hooks(tool=tool, action=pending.action, context=tool._context, pending=pending)
     except (Exception, SystemExit) as exc:
         return _hook_failed(hooks, tool, exc)
     finally:
         hidden._close_scope(hidden_token)
         calling_loop.reset(loop_token)
-        PENDING.reset(token)
     if isinstance(result, Observation):
         return result
     if isinstance(result, str):  # a refusal given as a plain message
