@@ -39,7 +39,7 @@ import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, overload
 
 from pydantic import Field
 
@@ -56,7 +56,9 @@ from toolplug.runner import describe
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "BatchOptions",
     "DispatchError",
+    "DispatchOptions",
     "LatentObservation",
     "NameMap",
     "ToolCall",
@@ -71,6 +73,27 @@ AnyTool = ToolDefinition[Any, Any]
 #: How many calls run at once unless the host says otherwise.
 DEFAULT_CONCURRENCY = 8
 _NOTHING: frozenset[str] = frozenset()
+
+
+class BatchOptions(TypedDict, total=False):
+    """How a batch of calls runs: the keywords :func:`dispatch`, :func:`adispatch` and
+    :func:`~toolplug.compose.run_composed` (and the toolset's methods) take.
+
+    ``max_concurrency``: at most this many calls at once (default
+    :data:`DEFAULT_CONCURRENCY`); ``allow_parallel``: calls that touch things run side by
+    side when what they touch does not overlap; ``timeout``: seconds, for each call.
+    """
+
+    max_concurrency: int
+    allow_parallel: bool
+    timeout: float | None
+
+
+class DispatchOptions(BatchOptions, total=False):
+    """:class:`BatchOptions` and ``format``: the calls' format, when it is not to be
+    detected (a registered format's name)."""
+
+    format: str | None
 
 
 class LatentObservation(Observation):
@@ -434,6 +457,30 @@ def _prepare(
     return fmt, jobs, [i for i, job in enumerate(jobs) if job.result is None]
 
 
+@overload
+def dispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Sequence[ToolCall],
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[tuple[ToolCall, Observation]]: ...
+
+
+@overload
+def dispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[Any]: ...
+
+
 def dispatch(
     tools: Mapping[str, AnyTool],
     calls: Any,
@@ -466,6 +513,30 @@ def dispatch(
     else:
         _Batch(jobs, _waits(runnable, jobs), max_concurrency, timeout).run()
     return _render(fmt, jobs)
+
+
+@overload
+async def adispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Sequence[ToolCall],
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[tuple[ToolCall, Observation]]: ...
+
+
+@overload
+async def adispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[Any]: ...
 
 
 async def adispatch(
