@@ -177,12 +177,11 @@ def _strategies(fn: Callable[..., Any] | None, is_async: bool) -> tuple[SyncRun,
     """The sync and the async way to run ``fn``."""
     if fn is None:
         return _no_executor, _ano_executor
+    sync_way, async_way = _WAYS[is_async]
     if getattr(fn, "handles_timeout", False):
         # The executor keeps its own time (and returns control itself): the core only
         # passes the timeout on, and does not wait with a limit of its own.
-        sync_way, async_way = _WAYS[is_async]
         return partial(_keeping_time, sync_way, fn), partial(_akeeping_time, async_way, fn)
-    sync_way, async_way = _WAYS[is_async]
     return partial(sync_way, fn), partial(async_way, fn)
 
 
