@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import pluggy
 import pytest
 from click.testing import CliRunner
 from core_test_tools import make_echo_tool
@@ -358,31 +359,38 @@ def test_tool_call_async_path_keeps_the_callers_loop_and_context() -> None:
 
 
 def test_tool_call_without_plugin_impls_does_not_go_through_pluggy() -> None:
-    from toolplug._builtin_hooks import PENDING
-
-    pending: list[Any] = []
-
-    def peek(action: Speak) -> Observation:
-        pending.append(PENDING.get())
-        return Observation.from_text("ok")
-
     @hookimpl
     def register_tools(register: Any) -> None:
-        register(ToolDefinition(name="peek", description="Peek.", action_type=Speak, executor=peek))
+        register(make_echo_tool())
 
-    (tool,) = registry_from(plugin(register_tools=register_tools)).resolve("peek")
-    assert tool.call({"text": "x"}).text == "ok"
-    assert asyncio.run(tool.acall({"text": "x"})).text == "ok"
-    (hooked,) = registry_from(plugin(register_tools=register_tools), NewStyle()).resolve("peek")
-    assert hooked.call({"text": "x"}).text == "ok (wrapped)"
-    assert pending[:2] == [None, None] and pending[2] is not None
+    def hook_calls(registry: Any) -> list[str]:
+        calls: list[str] = []
+        registry._plugin_manager.add_hookcall_monitoring(
+            lambda name, impls, kwargs: calls.append(name), lambda *args: None
+        )
+        return calls
+
+    plain = registry_from(plugin(register_tools=register_tools))
+    calls = hook_calls(plain)
+    (tool,) = plain.resolve("echo")
+    assert tool.call({"text": "x"}).text == "x"
+    assert asyncio.run(tool.acall({"text": "x"})).text == "x"
+    assert calls == []
+    hooked_registry = registry_from(plugin(register_tools=register_tools), NewStyle())
+    calls = hook_calls(hooked_registry)
+    (hooked,) = hooked_registry.resolve("echo")
+    assert hooked.call({"text": "x"}).text == "x (wrapped)"
+    assert calls == ["tool_call"]
 
 
 def test_tool_call_hook_called_by_hand_does_not_run_the_tool() -> None:
     registry = registry_from(speak_tools(), NewStyle())
     (tool,) = registry.resolve("say")
-    observation = tool._hooks(tool=tool, action=Speak(text="x"), context=None)
+    observation = tool._hooks(tool=tool, action=Speak(text="x"), context=None, pending=None)
     assert observation.is_error and "outside ToolDefinition.call()" in observation.text
+    # Without the call to run, pluggy refuses to call toolplug's own implementation.
+    with pytest.warns(UserWarning, match="pending"), pytest.raises(pluggy.HookCallError):
+        tool._hooks(tool=tool, action=Speak(text="x"), context=None)
     assert ran == []
 
 
@@ -436,7 +444,7 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "register_tools": ["register"],
         "register_commands": ["cli"],
         "register_formats": ["register"],
-        "tool_call": ["tool", "action", "context"],
+        "tool_call": ["tool", "action", "context", "pending"],
         "add_options": ["options"],
         "load_guard": ["settings", "approver"],
     }

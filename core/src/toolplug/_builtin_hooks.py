@@ -5,14 +5,13 @@ of plugins' implementations when they load.
 :data:`NAME`. Marked ``trylast``, it is the last plain implementation pluggy calls, so
 any other may refuse the call first, and every wrapper sees the observation it returns.
 
-What to run is not among the hook's arguments (the public signature stays
-``tool_call(tool, action, context)``): the runner puts the pending call in :data:`PENDING` before
-it calls the hook. The runner imports this module, so it stays free of pydantic.
+What to run is the hook's ``pending`` argument, which the runner passes and no other
+implementation needs to take (pluggy gives each implementation only the arguments it
+names). The runner imports this module, so it stays free of pydantic.
 """
 
 from __future__ import annotations
 
-import contextvars
 import inspect
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,17 +36,10 @@ class PendingCall(Protocol):
         ...
 
 
-#: The call the runner is making in this context (set around the hook call).
-PENDING: contextvars.ContextVar[PendingCall | None] = contextvars.ContextVar(
-    "toolplug_pending_call", default=None
-)
-
-
 @hookimpl(trylast=True)
-def tool_call(tool: Any, action: Any) -> Observation:
+def tool_call(tool: Any, action: Any, pending: PendingCall | None) -> Observation:
     """Run the tool the runner is calling."""
-    pending = PENDING.get()
-    if pending is None or pending.action is not action:
+    if pending is None or getattr(pending, "action", None) is not action:
         from toolplug.model import Observation
 
         return Observation.error(

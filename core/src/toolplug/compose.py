@@ -21,23 +21,44 @@ import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from toolplug._text import LIST_LIMIT, cut, cut_list
 from toolplug.arguments import unreadable, validate_action
 from toolplug.definition import ToolDefinition
-from toolplug.dispatch import LatentObservation, ToolCall, dispatch
+from toolplug.dispatch import BatchOptions, LatentObservation, ToolCall, dispatch
 from toolplug.errors import ArgumentError, ComposeError
 from toolplug.model import Observation
 from toolplug.names import NameMap, name_map
 from toolplug.schema import clean_schema, to_strict
 
-__all__ = ["TOOL_KEY", "ComposeError", "ComposedResult", "compose", "run_composed"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "TOOL_KEY",
+    "ComposeError",
+    "ComposedOptions",
+    "ComposedResult",
+    "compose",
+    "run_composed",
+]
 
 AnyTool = ToolDefinition[Any, Any]
 OutputSchema = Mapping[str, Any] | type[BaseModel] | None
+
+
+class ComposedOptions(BatchOptions, total=False):
+    """What :func:`run_composed` takes besides the response: the ``output_schema`` and
+    ``strict`` that :func:`compose` was given, and the batch's
+    :class:`~toolplug.dispatch.BatchOptions`."""
+
+    output_schema: OutputSchema
+    strict: bool
+
+
 #: The key of each call that names its tool.
 TOOL_KEY = "_tool"
 _DEFS = "#/$defs/"
@@ -361,7 +382,7 @@ def run_composed(
     *,
     output_schema: OutputSchema = None,
     strict: bool = False,
-    **options: Any,
+    **options: Unpack[BatchOptions],
 ) -> ComposedResult:
     """Check a composed response, run its calls, and return results and output.
 

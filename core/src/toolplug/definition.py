@@ -9,8 +9,8 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+from toolplug import _engine
 from toolplug.arguments import parse_arguments, validate_action
-from toolplug.loop import run_sync
 from toolplug.model import Action, Observation, ToolAnnotations
 from toolplug.runner import Runner
 from toolplug.schema import clean_schema, with_security_risk
@@ -246,7 +246,7 @@ class ToolDefinition(Generic[A, O]):
         try:
             result = close()
             if inspect.isawaitable(result):
-                run_sync(_awaited(result), timeout=30)
+                _engine.run(result, 30)
         except Exception:
             log.warning("closing tool %s failed", self.name, exc_info=True)
 
@@ -259,17 +259,11 @@ class ToolDefinition(Generic[A, O]):
             if inspect.iscoroutinefunction(close):
                 await close()
             else:
-                import asyncio  # imported on use: a sync call never needs it
-
-                result = await asyncio.to_thread(close)
+                result = await _engine.to_thread(close)
                 if inspect.isawaitable(result):
                     await result
         except Exception:
             log.warning("closing tool %s failed", self.name, exc_info=True)
-
-
-async def _awaited(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
 
 
 @overload

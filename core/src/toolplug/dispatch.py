@@ -24,7 +24,7 @@ the calls itself, and a helper thread joins whenever a call is still running aft
 about a millisecond while others wait to start: a batch of quick calls never starts a
 thread, and calls that wait for each other always get to run side by side, however
 fast the tool was last time. In an async host, async tools run as tasks and sync ones
-in threads of the batch's own.
+in worker threads (never too few for the calls that may run at once).
 
 A call to an unknown tool, with malformed arguments, or to a tool that fails becomes an
 error result for that call alone. Latent tools (no executor: the model itself produces
@@ -36,16 +36,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
-import os
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, overload
 
 from pydantic import Field
 
+from toolplug import _engine
 from toolplug.arguments import notes_text, unreadable
 from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
@@ -58,7 +56,9 @@ from toolplug.runner import describe
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "BatchOptions",
     "DispatchError",
+    "DispatchOptions",
     "LatentObservation",
     "NameMap",
     "ToolCall",
@@ -73,6 +73,27 @@ AnyTool = ToolDefinition[Any, Any]
 #: How many calls run at once unless the host says otherwise.
 DEFAULT_CONCURRENCY = 8
 _NOTHING: frozenset[str] = frozenset()
+
+
+class BatchOptions(TypedDict, total=False):
+    """How a batch of calls runs: the keywords :func:`dispatch`, :func:`adispatch` and
+    :func:`~toolplug.compose.run_composed` (and the toolset's methods) take.
+
+    ``max_concurrency``: at most this many calls at once (default
+    :data:`DEFAULT_CONCURRENCY`); ``allow_parallel``: calls that touch things run side by
+    side when what they touch does not overlap; ``timeout``: seconds, for each call.
+    """
+
+    max_concurrency: int
+    allow_parallel: bool
+    timeout: float | None
+
+
+class DispatchOptions(BatchOptions, total=False):
+    """:class:`BatchOptions` and ``format``: the calls' format, when it is not to be
+    detected (a registered format's name)."""
+
+    format: str | None
 
 
 class LatentObservation(Observation):
@@ -209,10 +230,6 @@ def _in_order(runnable: Sequence[int], jobs: Sequence[_Job], limit: int) -> bool
 
 # -- running ------------------------------------------------------------------------------
 
-#: When no call of a batch has started for this long (seconds), the calls running are
-#: slow: helper threads start for the calls waiting behind them.
-_PATIENCE = 0.001
-
 
 def _call(
     job: _Job, timeout: float | None, loop: asyncio.AbstractEventLoop | None = None
@@ -251,10 +268,10 @@ class _Batch:
 
     The calling thread takes ready jobs in call order and runs them itself, so a batch
     of quick calls never starts a thread. While jobs wait to start, the
-    :class:`_Watchdog` looks at the batch once a tick (``_PATIENCE`` seconds): when no
+    engine's watchdog looks at the batch once a tick (about a millisecond): when no
     job started since its last look, every thread of the batch is in a slow call, and
-    a helper thread starts for each job waiting (at most ``limit`` threads in all). A
-    helper takes ready jobs until none is left, then ends.
+    a helper (one of the engine's worker threads) joins for each job waiting (at most
+    ``limit`` threads in all). A helper takes ready jobs until none is left, then leaves.
 
     Nothing is predicted: a slow or blocking call (the network, a subprocess, a call
     that waits for another call of the batch) gets company within about a tick,
@@ -321,7 +338,7 @@ class _Batch:
         if not self.watched and self.ready and self.helpers + 1 < self.limit:
             self.watched = True
             self.seen = self.pushed - len(self.ready)
-            _watchdog.watch(self)
+            _engine.watchdog.watch(self)
 
     def run(self) -> None:
         """Run the whole batch; the calling thread returns when every job has finished."""
@@ -343,16 +360,16 @@ class _Batch:
             raise
         finally:
             if self.watched:  # else the watchdog lets go at its next look
-                _watchdog.forget(self)
+                _engine.watchdog.forget(self)
 
-    def help(self) -> None:
+    def look(self) -> None:
         """The watchdog's look: if no job started since the last one, every thread is in
-        a slow call, so a helper starts for each job waiting (up to ``limit`` threads)."""
+        a slow call, so a helper joins for each job waiting (up to ``limit`` threads)."""
         with self.lock:
             threads = 1 + self.helpers
             if not self.ready or threads >= self.limit:
                 self.watched = False  # watched again when jobs wait to start (release)
-                _watchdog.forget(self)
+                _engine.watchdog.forget(self)
                 return
             started = self.pushed - len(self.ready)
             if started != self.seen:  # progress: look again next tick
@@ -363,7 +380,7 @@ class _Batch:
             self.seen = started + wanted  # the helpers' first jobs are not progress
         for count in range(wanted):
             try:
-                threading.Thread(target=self.assist, name="toolplug-dispatch", daemon=True).start()
+                _engine.in_thread(self.assist)
             except RuntimeError:  # no more threads: the running ones carry on alone
                 with self.lock:
                     self.helpers -= wanted - count
@@ -380,53 +397,6 @@ class _Batch:
                 self.changed.notify()
 
 
-class _Watchdog:
-    """One daemon thread that looks, once a tick, at each batch with jobs waiting to start.
-
-    It starts with the first batch that may run calls side by side, and sleeps while no
-    batch has jobs waiting. It holds no state about tools: only the batches running now.
-    """
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        """Start afresh (a forked child has no watchdog thread; its lock may be held)."""
-        self.changed = threading.Condition(threading.Lock())
-        self.batches: set[_Batch] = set()
-        self.thread: threading.Thread | None = None
-
-    def watch(self, batch: _Batch) -> None:
-        with self.changed:
-            self.batches.add(batch)
-            if self.thread is None or not self.thread.is_alive():
-                self.thread = threading.Thread(
-                    target=self._run, name="toolplug-dispatch-watchdog", daemon=True
-                )
-                self.thread.start()
-            self.changed.notify()
-
-    def forget(self, batch: _Batch) -> None:
-        with self.changed:
-            self.batches.discard(batch)
-
-    def _run(self) -> None:
-        while True:
-            with self.changed:
-                while not self.batches:
-                    self.changed.wait()
-            time.sleep(_PATIENCE)
-            with self.changed:
-                batches = list(self.batches)
-            for batch in batches:
-                batch.help()
-
-
-_watchdog = _Watchdog()
-if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
-    os.register_at_fork(after_in_child=_watchdog.reset)
-
-
 def _is_async(job: _Job) -> bool:
     return job.tool is not None and job.tool.is_async
 
@@ -436,35 +406,27 @@ async def _run_tasks(
 ) -> None:
     """Run the jobs as tasks, at most ``limit`` at once, each after those it waits for.
 
-    Async tools run on the loop. Sync ones run in threads of this batch's own, as many
-    as may run at once: calls that wait for each other each need a thread, and the
+    Async tools run on the loop. Sync ones run in the engine's worker threads, which
+    are never too few: calls that wait for each other each need a thread, and the
     loop's shared pool may be smaller than ``limit`` or busy with other work.
     """
     slots = asyncio.Semaphore(limit)
     tasks: dict[int, asyncio.Task[None]] = {}
     loop = asyncio.get_running_loop()
     in_threads = {i for i in waits if not _is_async(jobs[i])}
-    pool = None
-    if in_threads:
-        workers = min(limit, len(in_threads))
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="toolplug-dispatch")
 
     async def run(i: int) -> None:
         if waits[i]:
             await asyncio.wait([tasks[j] for j in waits[i]])
         async with slots:
             if i in in_threads:
-                jobs[i].result = await loop.run_in_executor(pool, _call, jobs[i], timeout, loop)
+                jobs[i].result = await _engine.to_thread(_call, jobs[i], timeout, loop)
             else:
                 jobs[i].result = await _acall(jobs[i], timeout)
 
-    try:
-        for i in waits:
-            tasks[i] = asyncio.ensure_future(run(i))
-        await asyncio.gather(*tasks.values())
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=False)
+    for i in waits:
+        tasks[i] = asyncio.ensure_future(run(i))
+    await asyncio.gather(*tasks.values())
 
 
 def _render(fmt: ToolFormat, jobs: Iterable[_Job]) -> list[Any]:
@@ -493,6 +455,30 @@ def _prepare(
         for job in jobs:
             job.handlers = handlers
     return fmt, jobs, [i for i, job in enumerate(jobs) if job.result is None]
+
+
+@overload
+def dispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Sequence[ToolCall],
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[tuple[ToolCall, Observation]]: ...
+
+
+@overload
+def dispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[Any]: ...
 
 
 def dispatch(
@@ -529,6 +515,30 @@ def dispatch(
     return _render(fmt, jobs)
 
 
+@overload
+async def adispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Sequence[ToolCall],
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[tuple[ToolCall, Observation]]: ...
+
+
+@overload
+async def adispatch(
+    tools: Mapping[str, AnyTool],
+    calls: Any,
+    *,
+    max_concurrency: int = ...,
+    allow_parallel: bool = ...,
+    format: str | None = ...,
+    timeout: float | None = ...,
+) -> list[Any]: ...
+
+
 async def adispatch(
     tools: Mapping[str, AnyTool],
     calls: Any,
@@ -539,7 +549,7 @@ async def adispatch(
     timeout: float | None = None,
 ) -> list[Any]:
     """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads
-    of the batch's own (as many as may run at once)."""
+    (as many as may run at once)."""
     fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:

@@ -131,7 +131,7 @@ def register_commands(cli: click.Group) -> None:
 
 @hookspec(firstresult=True)
 def tool_call(
-    tool: ToolDefinition[Any, Any], action: Action, context: ToolContext | None
+    tool: ToolDefinition[Any, Any], action: Action, context: ToolContext | None, pending: Any
 ) -> Observation | None:
     """Wrap or refuse every call of every tool: for policy, audit logging, tracing.
 
@@ -139,8 +139,10 @@ def tool_call(
     `ToolDefinition.acall` of a tool resolved by a registry that loaded the plugin,
     after the arguments were validated: ``action`` is the typed action, ``tool`` the
     definition, ``context`` the `ToolContext` the tool was created with (its
-    workspace and environment; ``None`` for a tool the registry did not create). An
-    implementation takes any subset of these arguments. It is a ``firstresult`` hook
+    workspace and environment; ``None`` for a tool the registry did not create).
+    ``pending`` is the call on its way, which toolplug's own implementation runs (no
+    other implementation needs it). An implementation takes any subset of these
+    arguments. It is a ``firstresult`` hook
     whose last plain implementation is toolplug's own, the one that runs the tool and
     returns its `Observation`.
 

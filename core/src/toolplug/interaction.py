@@ -35,8 +35,6 @@ sampling at any time) read them from their :class:`~toolplug.ToolContext` with
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextvars
 import inspect
 import logging
@@ -46,11 +44,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
+from toolplug import _engine
 from toolplug._text import cut
 from toolplug.errors import SamplingError
-from toolplug.loop import _running_loop, background_loop
 
 if TYPE_CHECKING:
+    import asyncio
+
     from pydantic import BaseModel
 
     from toolplug.context import ToolContext
@@ -401,7 +401,7 @@ async def notify(
     try:
         result = handler(event)
         if inspect.isawaitable(result):
-            await _await_on(result, loop)
+            await _engine.await_on(result, loop)
     except Exception as exc:
         _handler_failed(handler, exc)
 
@@ -416,7 +416,7 @@ async def answer(
     try:
         result = handler(question)
         if inspect.isawaitable(result):
-            result = await _await_on(result, loop)
+            result = await _engine.await_on(result, loop)
     except Exception as exc:
         _handler_failed(handler, exc)
         return Answer("decline")
@@ -442,7 +442,7 @@ async def sample(
     try:
         result = handler(request)
         if inspect.isawaitable(result):
-            result = await _await_on(result, loop)
+            result = await _engine.await_on(result, loop)
     except Exception as exc:
         raise SamplingError(f"the host's model could not answer: {exc}") from exc
     return _completion(result)
@@ -458,10 +458,6 @@ def _completion(result: Any) -> SampleResult:
 
 
 # -- delivering ---------------------------------------------------------------------------
-
-
-class _OnTheLoop(Exception):
-    """An async handler's result would have to be awaited on the loop that is waiting."""
 
 
 class _WouldBlock(RuntimeError):
@@ -485,19 +481,19 @@ def _send_off(
     awaitable: Awaitable[Any], loop: asyncio.AbstractEventLoop | None, handler: Any
 ) -> None:
     """Run an async handler's result: waited for from a thread, scheduled on a loop."""
-    running = _running_loop()
-    target = loop if loop is not None and not loop.is_closed() else None
+    running = _engine.running_loop()
+    target = _engine.open_loop(loop)
     if running is not None and (target is None or target is running):
-        task = running.create_task(_as_coroutine(awaitable))
+        task = running.create_task(_engine.as_coroutine(awaitable))
         _pending.add(task)
         task.add_done_callback(lambda t: _settled(t, handler))
         return
-    future = asyncio.run_coroutine_threadsafe(_as_coroutine(awaitable), target or background_loop())
+    future = _engine.submit(awaitable, target)
     if running is not None:  # on another loop: waiting could block the one we need
         future.add_done_callback(lambda f: _settled(f, handler))
         return
     try:
-        future.result()
+        _engine.wait(future, None)
     except Exception as exc:
         _handler_failed(handler, exc)
 
@@ -518,7 +514,7 @@ def _run_blocking(
         result = handler(payload)
         if inspect.isawaitable(result):
             result = _wait_for(result, loop)
-    except _OnTheLoop:
+    except _engine.OnTheLoop:
         raise _WouldBlock(
             f"{name}() waits for {waits_for} and would block the event loop this tool "
             f"runs on; an async tool uses 'await a{name}(...)'"
@@ -527,49 +523,26 @@ def _run_blocking(
 
 
 def _wait_for(awaitable: Awaitable[T], loop: asyncio.AbstractEventLoop | None) -> T:
-    """Wait, from sync code, for an async handler's result; :class:`_OnTheLoop` if we can't."""
-    running = _running_loop()
-    target = loop if loop is not None and not loop.is_closed() else None
-    if running is not None and (target is None or target is running):
-        if inspect.iscoroutine(awaitable):
-            awaitable.close()
-        raise _OnTheLoop
-    coro = _as_coroutine(awaitable)
-    future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(
-        coro, target or background_loop()
-    )
-    return future.result()
-
-
-async def _await_on(awaitable: Awaitable[T], loop: asyncio.AbstractEventLoop | None) -> T:
-    """Await a handler's result on ``loop`` (default: this one)."""
-    if loop is None or loop.is_closed() or loop is _running_loop():
-        return await awaitable
-    future = asyncio.run_coroutine_threadsafe(_as_coroutine(awaitable), loop)
-    return await asyncio.wrap_future(future)
+    """Wait, from sync code, for an async handler's result on ``loop`` (the caller's),
+    else on the background loop; :class:`_engine.OnTheLoop` when this thread runs the
+    loop it would have to wait for."""
+    running = _engine.running_loop()
+    if running is not None and _engine.open_loop(loop) is None:
+        loop = running  # on a loop with no caller's loop: the handler's home is this one
+    return _engine.run(awaitable, None, loop)
 
 
 #: Handler tasks scheduled on a loop (kept so that they are not garbage-collected).
 _pending: set[Any] = set()
 
 
-def _settled(done: asyncio.Future[Any] | concurrent.futures.Future[Any], handler: Any) -> None:
+def _settled(done: asyncio.Future[Any] | _engine.Future[Any], handler: Any) -> None:
     _pending.discard(done)
     if done.cancelled():
         return
     exc = done.exception()
     if isinstance(exc, Exception):
         _handler_failed(handler, exc)
-
-
-def _as_coroutine(awaitable: Awaitable[T]) -> Any:
-    if inspect.iscoroutine(awaitable):
-        return awaitable
-
-    async def wait() -> T:
-        return await awaitable
-
-    return wait()
 
 
 def _to_logging(event: Progress | LogMessage) -> None:

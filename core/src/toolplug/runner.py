@@ -11,8 +11,8 @@ executor, a timeout and a failing hook all come back as error observations.
 
 The ``tool_call`` hook is run by pluggy itself (so new- and old-style wrappers behave as
 pluggy documents them). toolplug's own implementation (`toolplug._builtin_hooks`) is the
-last one called and is the one that runs the tool: it finds what to run in a context
-variable set here, so the hook's signature stays ``tool_call(tool, action, context)``.
+last one called and is the one that runs the tool: the hook's ``pending`` argument is
+what it runs (other implementations do not name it, so pluggy does not give it them).
 
 asyncio is imported where an async path uses it: a synchronous call of a synchronous
 tool in a fresh process (``toolplug call``) never needs it.
@@ -20,18 +20,14 @@ tool in a fresh process (``toolplug call``) never needs it.
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextvars
 import inspect
 import logging
-import sys
-import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from toolplug import _builtin_hooks, hidden
-from toolplug._builtin_hooks import PENDING
+from toolplug import _builtin_hooks, _engine, hidden
 from toolplug._text import MESSAGE_LIMIT, cut
 from toolplug.arguments import notes_text, unreadable
 from toolplug.content import (
@@ -42,7 +38,7 @@ from toolplug.content import (
     TextContent,
 )
 from toolplug.errors import ArgumentError
-from toolplug.loop import _running_loop, background_loop, calling_loop
+from toolplug.loop import calling_loop
 from toolplug.model import Action, Observation
 
 if TYPE_CHECKING:
@@ -54,24 +50,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("toolplug")
 
-T = TypeVar("T")
-
-#: What the core's wait raises when its time is up, on every Python we support (on
-#: 3.10 the asyncio and concurrent.futures timeouts are classes of their own).
-_TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError,)
-if sys.version_info < (3, 11):
-    import asyncio
-
-    _TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
 _BLOCKS = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
 
 #: One way to run an executor: ``(action, timeout) -> result`` (awaitable on the async path).
 SyncRun = Callable[[Action, "float | None"], Any]
 AsyncRun = Callable[[Action, "float | None"], Awaitable[Any]]
-
-
-class _Expired(Exception):
-    """The call's timeout passed while the core waited (never the tool's own TimeoutError)."""
+#: The same with the executor first: ``(fn, action, timeout)``.
+SyncWay = Callable[[Callable[..., Any], Action, "float | None"], Any]
+AsyncWay = Callable[[Callable[..., Any], Action, "float | None"], Awaitable[Any]]
 
 
 class _NoExecutor(Exception):
@@ -164,7 +150,7 @@ class Runner:
         """Run the executor on a validated action from sync code. Never raises."""
         try:
             result = self._sync(action, timeout)
-        except _Expired:
+        except _engine.Expired:
             return timed_out(name, timeout)
         except (Exception, SystemExit) as exc:  # sys.exit() in a tool ends the call, not the host
             return failed(name, exc)
@@ -174,7 +160,7 @@ class Runner:
         """Run the executor on a validated action from async code. Never raises."""
         try:
             result = await self._async(action, timeout)
-        except _Expired:
+        except _engine.Expired:
             return timed_out(name, timeout)
         except (Exception, SystemExit) as exc:
             return failed(name, exc)
@@ -182,65 +168,71 @@ class Runner:
 
 
 # -- choosing how to run an executor, once ------------------------------------------------
+#
+# Each way is a small function of (fn, action, timeout); `_strategies` picks a pair once.
+# A deadline passing raises `_engine.Expired`, which `Runner.run`/`arun` observe.
 
 
 def _strategies(fn: Callable[..., Any] | None, is_async: bool) -> tuple[SyncRun, AsyncRun]:
-    """The sync and the async way to run ``fn``; a timeout passing raises :class:`_Expired`."""
+    """The sync and the async way to run ``fn``."""
     if fn is None:
         return _no_executor, _ano_executor
+    sync_way, async_way = _WAYS[is_async]
     if getattr(fn, "handles_timeout", False):
         # The executor keeps its own time (and returns control itself): the core only
         # passes the timeout on, and does not wait with a limit of its own.
-        def invoke(action: Action, timeout: float | None) -> Any:
-            return fn(action) if timeout is None else fn(action, timeout=timeout)
+        return partial(_keeping_time, sync_way, fn), partial(_akeeping_time, async_way, fn)
+    return partial(sync_way, fn), partial(async_way, fn)
 
-        if is_async:
 
-            def sync_keeps_time_async(action: Action, timeout: float | None) -> Any:
-                return _wait(_submit(invoke(action, timeout)), None)
+def _passing_timeout(fn: Callable[..., Any], action: Action, *, timeout: float | None) -> Any:
+    """Call an executor that keeps its own time, with the timeout when there is one."""
+    return fn(action) if timeout is None else fn(action, timeout=timeout)
 
-            async def async_keeps_time_async(action: Action, timeout: float | None) -> Any:
-                return await invoke(action, timeout)
 
-            return sync_keeps_time_async, async_keeps_time_async
+def _keeping_time(
+    way: SyncWay, fn: Callable[..., Any], action: Action, timeout: float | None
+) -> Any:
+    """Run ``fn`` the ``way`` chosen, with the timeout given to it and no limit of ours."""
+    return way(partial(_passing_timeout, fn, timeout=timeout), action, None)
 
-        def sync_keeps_time(action: Action, timeout: float | None) -> Any:
-            return _resolved(invoke(action, timeout))
 
-        async def async_keeps_time(action: Action, timeout: float | None) -> Any:
-            import asyncio
+async def _akeeping_time(
+    way: AsyncWay, fn: Callable[..., Any], action: Action, timeout: float | None
+) -> Any:
+    """Async :func:`_keeping_time`."""
+    return await way(partial(_passing_timeout, fn, timeout=timeout), action, None)
 
-            return await asyncio.to_thread(_resolved_call, invoke, action, timeout)
 
-        return sync_keeps_time, async_keeps_time
+def _sync_of_sync(fn: Callable[..., Any], action: Action, timeout: float | None) -> Any:
+    if timeout is None:
+        return _resolved(fn(action))  # the hot path: in the caller's thread
+    return _engine.wait(_engine.in_thread(_resolved_call, fn, action), timeout)
 
-    if is_async:
 
-        def sync_of_async(action: Action, timeout: float | None) -> Any:
-            return _wait(_submit(fn(action)), timeout)
+async def _async_of_sync(fn: Callable[..., Any], action: Action, timeout: float | None) -> Any:
+    return await _engine.to_thread(_resolved_call, fn, action, timeout=timeout)
 
-        async def async_of_async(action: Action, timeout: float | None) -> Any:
-            return await _within(fn(action), timeout)
 
-        return sync_of_async, async_of_async
+def _sync_of_async(fn: Callable[..., Any], action: Action, timeout: float | None) -> Any:
+    return _engine.run(fn(action), timeout, refusal=_ON_THE_LOOP)
 
-    def sync_of_sync(action: Action, timeout: float | None) -> Any:
-        if timeout is None:
-            return _resolved(fn(action))  # the hot path: in the caller's thread
-        return _wait(start_in_thread(_resolved_call, fn, action), timeout)
 
-    async def async_of_sync(action: Action, timeout: float | None) -> Any:
-        import asyncio
+async def _async_of_async(fn: Callable[..., Any], action: Action, timeout: float | None) -> Any:
+    return await _engine.within(fn(action), timeout)
 
-        if timeout is None:
-            return await asyncio.to_thread(_resolved_call, fn, action)
-        # A daemon thread, not the loop's pool: an abandoned call must not keep
-        # asyncio.run() (which joins its pool) or the interpreter from exiting.
-        return await _within(
-            asyncio.wrap_future(start_in_thread(_resolved_call, fn, action)), timeout
-        )
 
-    return sync_of_sync, async_of_sync
+#: The way to run a sync (``False``) and an async (``True``) executor: (from sync callers,
+#: from async callers).
+_WAYS: dict[bool, tuple[SyncWay, AsyncWay]] = {
+    False: (_sync_of_sync, _async_of_sync),
+    True: (_sync_of_async, _async_of_async),
+}
+
+_ON_THE_LOOP = (
+    "a sync call of an async tool was made on toolplug's background loop, where it "
+    "would wait for itself; use acall() there"
+)
 
 
 def _no_executor(action: Action, timeout: float | None) -> Any:
@@ -255,97 +247,11 @@ def _resolved(result: Any) -> Any:
     """The result, awaited on the background loop if a sync executor returned an awaitable."""
     if isinstance(result, Observation) or not inspect.isawaitable(result):
         return result
-    return _wait(_submit(result), None)
+    return _engine.run(result, refusal=_ON_THE_LOOP)
 
 
 def _resolved_call(fn: Callable[..., Any], *args: Any) -> Any:
     return _resolved(fn(*args))
-
-
-async def _awaited(awaitable: Awaitable[T]) -> T:
-    return await awaitable
-
-
-def _submit(awaitable: Awaitable[Any]) -> concurrent.futures.Future[Any]:
-    """Start an awaitable on the background loop (the home of async tools for sync callers)."""
-    import asyncio
-
-    coro: Coroutine[Any, Any, Any] = (
-        awaitable if asyncio.iscoroutine(awaitable) else _awaited(awaitable)
-    )
-    loop = background_loop()
-    if _running_loop() is loop:
-        coro.close()
-        raise RuntimeError(
-            "a sync call of an async tool was made on toolplug's background loop, where it "
-            "would wait for itself; use acall() there"
-        )
-    return asyncio.run_coroutine_threadsafe(coro, loop)
-
-
-def _wait(future: concurrent.futures.Future[T], timeout: float | None) -> T:
-    """The future's result; :class:`_Expired` when ``timeout`` passes first."""
-    try:
-        return future.result(timeout)
-    except _TIMEOUTS:
-        if future.done():  # the tool's own TimeoutError (or it finished just then)
-            return future.result()
-        future.cancel()  # stops a coroutine; a thread runs on, abandoned
-        raise _Expired from None
-
-
-@dataclass(frozen=True)
-class _Raised:
-    """A TimeoutError the tool raised itself, carried past ``wait_for`` as a value."""
-
-    exc: BaseException
-
-
-async def _own_timeouts(awaitable: Awaitable[Any]) -> Any:
-    try:
-        return await awaitable
-    except _TIMEOUTS as exc:
-        return _Raised(exc)
-
-
-async def _within(awaitable: Awaitable[Any], timeout: float | None) -> Any:
-    """Await with a limit; :class:`_Expired` when it passes, the tool's own errors as they are."""
-    if timeout is None:
-        return await awaitable
-    import asyncio
-
-    try:
-        outcome = await asyncio.wait_for(_own_timeouts(awaitable), timeout)
-    except _TIMEOUTS:
-        raise _Expired from None
-    if isinstance(outcome, _Raised):
-        raise outcome.exc
-    return outcome
-
-
-def start_in_thread(fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
-    """Run ``fn(*args)`` in a new daemon thread, in a copy of the caller's context.
-
-    The returned future holds the outcome. A daemon thread, so that a call abandoned at
-    its timeout keeps neither the interpreter nor ``asyncio.run`` from exiting.
-    """
-    future: concurrent.futures.Future[T] = concurrent.futures.Future()
-    context = contextvars.copy_context()
-
-    def target() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            result = context.run(fn, *args)
-        except BaseException as exc:
-            if not future.done():
-                future.set_exception(exc)
-        else:
-            if not future.done():
-                future.set_result(result)
-
-    threading.Thread(target=target, name="toolplug-call", daemon=True).start()
-    return future
 
 
 # -- observations -------------------------------------------------------------------------
@@ -412,20 +318,18 @@ class _Pending:
     #: The caller's event loop on the async path: async executors run there.
     loop: asyncio.AbstractEventLoop | None
     #: The executor's run on ``loop``, so that cancelling the caller cancels it too.
-    inner: concurrent.futures.Future[Observation] | None = None
+    inner: _engine.Future[Observation] | None = None
 
     def run(self, tool: ToolDefinition[Any, Any]) -> Observation:
         """Run the tool, from inside the hook call (see `toolplug._builtin_hooks`)."""
         if self.loop is None or not self.runner.is_async:
             return self.runner.run(tool.name, self.action, self.timeout)
         # The async path: this is a worker thread; the executor runs on its caller's loop.
-        import asyncio
-
         coro = self.runner.arun(tool.name, self.action, self.timeout)
-        self.inner = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        self.inner = _engine.submit(coro, self.loop)
         try:
-            return self.inner.result()
-        except concurrent.futures.CancelledError:
+            return _engine.wait(self.inner, None)
+        except _engine.CancelledError:
             return Observation.error(f"Tool '{tool.name}' was cancelled.")
 
 
@@ -436,18 +340,16 @@ def _has_plugin_impls(hooks: HookCaller) -> bool:
 
 
 def _call_hook(hooks: HookCaller, tool: ToolDefinition[Any, Any], pending: _Pending) -> Observation:
-    """Call the hook through pluggy with ``pending`` in context. Never raises."""
-    token = PENDING.set(pending)
+    """Call the hook through pluggy to run ``pending``. Never raises."""
     loop_token = calling_loop.set(pending.loop)
     hidden_token = hidden._open_scope()  # what the hooks hide holds for this call only
     try:
-        result = hooks(tool=tool, action=pending.action, context=tool._context)
+        result = hooks(tool=tool, action=pending.action, context=tool._context, pending=pending)
     except (Exception, SystemExit) as exc:
         return _hook_failed(hooks, tool, exc)
     finally:
         hidden._close_scope(hidden_token)
         calling_loop.reset(loop_token)
-        PENDING.reset(token)
     if isinstance(result, Observation):
         return result
     if isinstance(result, str):  # a refusal given as a plain message
@@ -468,58 +370,19 @@ async def _acall_hook(
 ) -> Observation:
     """The async path: pluggy (which is sync) runs in a worker thread.
 
-    Async executors still run on this loop (see :meth:`_Pending.run`).
+    Async executors still run on this loop (see :meth:`_Pending.run`). The worker is
+    one of the engine's, not the loop's own pool: a hook call holds its worker while
+    the tool runs on the loop, so a tool that itself waits for that pool
+    (``asyncio.to_thread``) could otherwise wait forever once the pool is full.
     """
     import asyncio
 
     try:
-        return await asyncio.wrap_future(_hook_threads.submit(_call_hook, hooks, tool, pending))
+        return await _engine.to_thread(_call_hook, hooks, tool, pending)
     except asyncio.CancelledError:
         if pending.inner is not None:
             pending.inner.cancel()
         raise
-
-
-class _HookThreads:
-    """Worker threads for hook calls on the async path: reused, and never too few.
-
-    Not the loop's own pool: a hook call holds its worker while the tool runs on the
-    loop, so a tool that itself waits for that pool (``asyncio.to_thread``) could wait
-    forever once the pool is full. Here a call that finds every pooled thread busy
-    (nested tool calls, many calls at once) gets a thread of its own instead of waiting.
-    """
-
-    SIZE = 16
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._busy = 0
-        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
-
-    def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
-        """Run ``fn(*args)`` in a copy of the caller's context (as asyncio.to_thread does)."""
-        with self._lock:
-            if self._busy >= self.SIZE:
-                return start_in_thread(fn, *args)
-            self._busy += 1
-            if self._pool is None:
-                self._pool = concurrent.futures.ThreadPoolExecutor(
-                    self.SIZE, thread_name_prefix="toolplug-hook"
-                )
-            pool = self._pool
-        context = contextvars.copy_context()
-
-        def job() -> T:
-            try:
-                return context.run(fn, *args)
-            finally:
-                with self._lock:
-                    self._busy -= 1
-
-        return pool.submit(job)
-
-
-_hook_threads = _HookThreads()
 
 
 def _hook_failed(

@@ -31,6 +31,10 @@ from toolplug.model import Observation, ToolCall
 from toolplug.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from toolplug.compose import ComposedOptions, ComposedResult
+    from toolplug.dispatch import DispatchOptions
     from toolplug.names import NameMap
 
 AnyTool = ToolDefinition[Any, Any]
@@ -432,17 +436,18 @@ class Toolset(Mapping[str, AnyTool]):
 
     # -- dispatch and compose (see toolplug.dispatch and toolplug.compose) -------------
 
-    def dispatch(self, calls: Any, **options: Any) -> Any:
+    def dispatch(self, calls: Any, **options: Unpack[DispatchOptions]) -> list[Any]:
         """Run a batch of provider tool calls; results come back in the same shape."""
         from toolplug.dispatch import dispatch
 
         return dispatch(self, calls, **options)
 
-    async def adispatch(self, calls: Any, **options: Any) -> Any:
+    async def adispatch(self, calls: Any, **options: Unpack[DispatchOptions]) -> list[Any]:
         """Async :meth:`dispatch`."""
         from toolplug.dispatch import adispatch
 
-        return await adispatch(self, calls, **options)
+        results: list[Any] = await adispatch(self, calls, **options)
+        return results
 
     def compose(
         self,
@@ -456,7 +461,7 @@ class Toolset(Mapping[str, AnyTool]):
 
         return compose(self, output_schema, strict=strict)
 
-    def run_composed(self, response: Any, **options: Any) -> Any:
+    def run_composed(self, response: Any, **options: Unpack[ComposedOptions]) -> ComposedResult:
         """Validate a composed response, dispatch its calls, return results and output."""
         from toolplug.compose import run_composed
 
