@@ -14,9 +14,10 @@ from toolplug import Observation, TextContent, ToolExecutor
 from toolplug.interaction import report_progress
 
 from toolplug_bash.environment import session_env
+from toolplug_bash.errors import ShellError
 from toolplug_bash.output import LiveOutput, SecretMasker, render
 from toolplug_bash.sandbox import Confinement, SandboxConfig
-from toolplug_bash.session import KEYS, Limits, Outcome, Reason, ShellError, ShellSession
+from toolplug_bash.session import KEYS, Limits, Outcome, Reason, ShellSession
 from toolplug_bash.types import BashAction, BashObservation
 
 #: Spellings of the special keys a model may use.

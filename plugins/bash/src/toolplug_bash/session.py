@@ -42,6 +42,7 @@ from enum import Enum
 from pathlib import Path
 
 from toolplug_bash import procs
+from toolplug_bash.errors import ShellError
 from toolplug_bash.output import LiveOutput, OutputCapture, SecretMasker
 from toolplug_bash.sandbox import Confinement, terminal_session
 
@@ -79,10 +80,6 @@ _STARTUP_KEPT = 4096
 _KILL_WAIT = 3.0
 #: The streams a sentinel's AWAY field may name.
 _STREAMS = ((1, b"1"), (2, b"2"))
-
-
-class ShellError(RuntimeError):
-    """The shell could not be started or stopped answering."""
 
 
 @dataclass(frozen=True)
