@@ -117,7 +117,7 @@ class Reason(Enum):
 
     @property
     def command_over(self) -> bool:
-        """Whether the command is over and the shell is back at a prompt."""
+        """Whether the call saw the command end: the session has no running command."""
         return self in (Reason.DONE, Reason.KILLED, Reason.REPAIRED)
 
 
