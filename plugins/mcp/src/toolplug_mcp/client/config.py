@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolplug_mcp.errors import ConfigError
+
 #: Environment variable naming a configuration file.
 CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
 #: Where a workspace keeps its configuration, relative to the workspace.
@@ -46,10 +48,6 @@ _TRANSPORTS = {
     "sse": "sse",
 }
 _ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-class ConfigError(ValueError):
-    """The MCP configuration cannot be used; the message says where and why."""
 
 
 #: Seconds a person has to finish an OAuth sign-in in the browser (the default).
