@@ -7,8 +7,6 @@ straight into a ``CallToolResult`` and reads back from one without renaming.
 from __future__ import annotations
 
 import base64
-import mimetypes
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -46,13 +44,6 @@ class ImageContent(_Block):
     def from_bytes(cls, data: bytes, mime_type: str) -> ImageContent:
         """Build an image block from raw bytes."""
         return cls(data=base64.b64encode(data).decode("ascii"), mimeType=mime_type)
-
-    @classmethod
-    def from_path(cls, path: str | Path) -> ImageContent:
-        """Read an image file; the MIME type is guessed from its suffix."""
-        path = Path(path)
-        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        return cls.from_bytes(path.read_bytes(), mime)
 
 
 class AudioContent(_Block):

@@ -85,33 +85,58 @@ def _convert(node: Any) -> dict[str, Any]:
     if not isinstance(node, dict):
         return {}
     node = copy.copy(node)
-    nullable = False
     if "const" in node:
         node["enum"] = [node.pop("const")]
-    options = node.pop("anyOf", None) or node.pop("oneOf", None)
-    if isinstance(options, list):
-        others = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-        nullable = len(others) < len(options)
-        if len(others) == 1:  # X | None: X, nullable
-            merged = {**others[0], **{k: v for k, v in node.items() if k != "type"}}
-            node = merged
-        elif others:
-            node["anyOf"] = [_convert(o) for o in others]
-    kind = node.get("type")
-    if isinstance(kind, list):
-        kinds = [k for k in kind if k != "null"]
-        nullable = nullable or len(kinds) < len(kind)
-        if len(kinds) == 1:
-            node["type"] = kinds[0]
-        else:
-            node.pop("type")
-            node["anyOf"] = [{"type": k} for k in kinds]
+    node, nullable = _merge_options(node)
+    null_type = _split_type_list(node)
+    nullable = nullable or null_type
     if "enum" in node:
         node["enum"] = [v if isinstance(v, str) else str(v) for v in node["enum"] if v is not None]
         node["type"] = "string"
         node["format"] = "enum"
     if node.get("format") not in _FORMATS:
         node.pop("format", None)
+    out = _kept(node)
+    if out.get("type") == "array" and "items" not in out:
+        out["items"] = {"type": "string"}  # Gemini needs items; any JSON value has none
+    if out.get("type") not in _JSON_TYPES and "anyOf" not in out:
+        out["type"] = "string" if "enum" in out else "object"
+    if nullable:
+        out["nullable"] = True
+    return out
+
+
+def _merge_options(node: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Take ``anyOf``/``oneOf`` out of a node: ``X | None`` becomes X; other options
+    stay as ``anyOf``. Returns the node and whether null was one of the options."""
+    options = node.pop("anyOf", None) or node.pop("oneOf", None)
+    if not isinstance(options, list):
+        return node, False
+    others = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+    if len(others) == 1:  # X | None: X, nullable
+        node = {**others[0], **{k: v for k, v in node.items() if k != "type"}}
+    elif others:
+        node["anyOf"] = [_convert(o) for o in others]
+    return node, len(others) < len(options)
+
+
+def _split_type_list(node: dict[str, Any]) -> bool:
+    """Turn a list of types into one type or an ``anyOf`` of them, in place; whether
+    null was one of them."""
+    kind = node.get("type")
+    if not isinstance(kind, list):
+        return False
+    kinds = [k for k in kind if k != "null"]
+    if len(kinds) == 1:
+        node["type"] = kinds[0]
+    else:
+        node.pop("type")
+        node["anyOf"] = [{"type": k} for k in kinds]
+    return len(kinds) < len(kind)
+
+
+def _kept(node: dict[str, Any]) -> dict[str, Any]:
+    """The keywords Gemini reads, with the schemas under them converted."""
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key not in _KEPT:
@@ -128,12 +153,6 @@ def _convert(node: Any) -> dict[str, Any]:
                 out[key] = kept
         else:
             out[key] = value
-    if out.get("type") == "array" and "items" not in out:
-        out["items"] = {"type": "string"}  # Gemini needs items; any JSON value has none
-    if out.get("type") not in _JSON_TYPES and "anyOf" not in out:
-        out["type"] = "string" if "enum" in out else "object"
-    if nullable:
-        out["nullable"] = True
     return out
 
 

@@ -14,9 +14,10 @@ from toolplug import Observation, TextContent, ToolExecutor
 from toolplug.interaction import report_progress
 
 from toolplug_bash.environment import session_env
+from toolplug_bash.errors import ShellError
 from toolplug_bash.output import LiveOutput, SecretMasker, render
 from toolplug_bash.sandbox import Confinement, SandboxConfig
-from toolplug_bash.session import KEYS, Limits, Outcome, ShellError, ShellSession
+from toolplug_bash.session import KEYS, Limits, Outcome, Reason, ShellSession
 from toolplug_bash.types import BashAction, BashObservation
 
 #: Spellings of the special keys a model may use.
@@ -217,9 +218,9 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         status = self._status(outcome, saved)
         # The shell ending by itself (`exit 3`) is an answer; its end by a signal or
         # for a reason unknown is the session failing.
-        failed = reason == "exited" and (outcome.exit_code is None or outcome.exit_code < 0)
+        failed = reason is Reason.EXITED and (outcome.exit_code is None or outcome.exit_code < 0)
         if session is not None:
-            if session.redirected and reason in ("done", "repaired"):
+            if session.redirected and reason in (Reason.DONE, Reason.REPAIRED):
                 status += _redirected_note(session.redirected)
             if session.replaced_by and outcome.running:
                 status += (
@@ -227,7 +228,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                     "(exec): what you type goes to it, and when it ends the session ends. "
                     "Call with reset=true for a fresh shell.]"
                 )
-        if reason == "exited":
+        if reason is Reason.EXITED:
             self._discard_session()
             self._fresh_note = (
                 "Note: the previous shell had exited, so this is a fresh session in "
@@ -245,7 +246,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             exit_code=outcome.exit_code,
             cwd=outcome.cwd or str(self.config.workspace),
             running=outcome.running,
-            waiting_for_input=reason == "input",
+            waiting_for_input=reason is Reason.INPUT,
             full_output_path=saved,
         )
 
@@ -261,33 +262,33 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             )
         reason = outcome.reason
         limit = self.config.hard_timeout
-        if reason == "done":
+        if reason is Reason.DONE:
             lines.append(f"[Exit code {outcome.exit_code}. Working directory: {outcome.cwd}]")
-        elif reason == "repaired":
+        elif reason is Reason.REPAIRED:
             lines.append(
                 "[The command replaced the shell with a new bash (exec). The session's "
                 "settings were typed into it, so it works as the session's shell again "
                 "(the old shell's variables and functions are gone). "
                 f"Working directory: {outcome.cwd}]"
             )
-        elif reason == "killed":
+        elif reason is Reason.KILLED:
             lines.append(
                 f"[The command ran past the hard limit of {limit:g} seconds and was killed "
                 f"with its process group. Working directory: {outcome.cwd}]"
             )
-        elif reason == "exited":
+        elif reason is Reason.EXITED:
             status = "unknown" if outcome.exit_code is None else outcome.exit_code
             lines.append(
                 f"[The shell exited (status {status}). The next call starts a fresh session.]"
             )
-        elif reason == "input":
+        elif reason is Reason.INPUT:
             lines.append(
                 "[The command is waiting for input. Answer with is_input=true (the text is "
                 "typed followed by Enter), or send 'C-c' to interrupt it or 'C-d' for "
                 "end-of-file.]"
             )
         else:
-            why = "no new output came" if reason == "quiet" else "the call's timeout came"
+            why = "no new output came" if reason is Reason.QUIET else "the call's timeout came"
             lines.append(
                 f"[The command is still running ({self._running_for()}; {why}). Call with "
                 "is_input=true and an empty command to wait for more output, text to send "

@@ -76,11 +76,6 @@ class OutputCapture:
         #: Where the output also goes as it arrives, when a host watches it live.
         self.live: LiveOutput | None = None
 
-    @property
-    def truncated(self) -> bool:
-        """Whether part of the output is left out of the view."""
-        return self.total > len(self.head) + len(self.tail)
-
     def write(self, data: bytes) -> None:
         """Add bytes to the capture."""
         if not data:

@@ -38,9 +38,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from toolplug_bash import procs
+from toolplug_bash.errors import ShellError
 from toolplug_bash.output import LiveOutput, OutputCapture, SecretMasker
 from toolplug_bash.sandbox import Confinement, terminal_session
 
@@ -80,10 +82,6 @@ _KILL_WAIT = 3.0
 _STREAMS = ((1, b"1"), (2, b"2"))
 
 
-class ShellError(RuntimeError):
-    """The shell could not be started or stopped answering."""
-
-
 @dataclass(frozen=True)
 class Limits:
     """How long one call may wait, and how much of the output it keeps."""
@@ -94,18 +92,41 @@ class Limits:
     max_saved_output: int
 
 
+class Reason(Enum):
+    """Why a call returned."""
+
+    #: The command ended: the shell is back at its prompt.
+    DONE = "done"
+    #: The call's timeout came; the command still runs.
+    TIMEOUT = "timeout"
+    #: No output came for the call's quiet time; the command still runs.
+    QUIET = "quiet"
+    #: The command waits on the terminal for input.
+    INPUT = "input"
+    #: The hard limit ended the command.
+    KILLED = "killed"
+    #: The command replaced the shell with a new bash, which got the session's settings.
+    REPAIRED = "repaired"
+    #: The shell itself ended.
+    EXITED = "exited"
+
+    @property
+    def running(self) -> bool:
+        """Whether the command is still running after a call that returned for this."""
+        return self in (Reason.TIMEOUT, Reason.QUIET, Reason.INPUT)
+
+    @property
+    def command_over(self) -> bool:
+        """Whether the call saw the command end: the session has no running command."""
+        return self in (Reason.DONE, Reason.KILLED, Reason.REPAIRED)
+
+
 @dataclass
 class Outcome:
-    """What one call saw.
+    """What one call saw: why it returned, the output, and the command's status and
+    working directory when it ended."""
 
-    ``reason`` is ``done`` (the shell is back at its prompt), ``timeout`` or ``quiet``
-    (control returned; the command still runs), ``input`` (the command waits on the
-    terminal), ``killed`` (the hard limit ended it), ``repaired`` (the command replaced
-    the shell with a new bash, which was given the session's settings) or ``exited``
-    (the shell itself ended).
-    """
-
-    reason: str
+    reason: Reason
     capture: OutputCapture
     exit_code: int | None
     cwd: str
@@ -113,7 +134,49 @@ class Outcome:
     @property
     def running(self) -> bool:
         """Whether the command is still running after this call."""
-        return self.reason in ("timeout", "quiet", "input")
+        return self.reason.running
+
+
+class _Sentinel(Enum):
+    """Which of the session's sentinels ended a read (see ``ShellSession._consume``)."""
+
+    #: The command's own sentinel: it ended.
+    DONE = "done"
+    #: A prompt mark: the line was interrupted; it counts once the shell is at its prompt.
+    MARK = "mark"
+    #: A repair's setup line ended.
+    REPAIRED = "repaired"
+
+
+#: A call's end: the reason, and the command's exit status when one was read.
+_Ended = tuple[Reason, int | None]
+
+
+@dataclass
+class _Wait:
+    """One call's wait on the terminal: its limits, and what it has seen so far."""
+
+    #: When the call's timeout comes, and after how long without output it returns.
+    deadline: float
+    quiet_after: float
+    #: When the command's hard limit comes (None: it has none).
+    hard: float | None
+    last_output: float
+    #: When the shell is next looked at (waits for input, replaced, at its prompt).
+    next_probe: float
+    #: When the hard limit's kill began.
+    killing_since: float | None = None
+    #: A prompt mark's body, until the shell is seen at its prompt.
+    mark: bytes | None = None
+
+    def wake(self) -> float:
+        """When the wait must look again, whether output comes or not."""
+        wake = min(self.deadline, self.last_output + self.quiet_after, self.next_probe)
+        if self.hard is not None and self.hard < wake:
+            wake = self.hard
+        if self.killing_since is not None and self.killing_since + _KILL_WAIT < wake:
+            wake = self.killing_since + _KILL_WAIT
+        return wake
 
 
 class _SentinelScanner:
@@ -317,11 +380,6 @@ class ShellSession:
     def started(self) -> bool:
         """Whether the shell process was started (and not yet closed)."""
         return self.process is not None
-
-    @property
-    def alive(self) -> bool:
-        """Whether the shell process is running."""
-        return self.process is not None and self.process.poll() is None
 
     @property
     def running(self) -> bool:
@@ -683,115 +741,149 @@ class ShellSession:
         capture.finish()
         if capture.live is not None:
             capture.live.finish()
-        if reason in ("done", "killed", "repaired"):
+        if reason.command_over:
             self._running_since = None
             self._disarm_hard_limit()
-        if reason == "exited":
+        if reason is Reason.EXITED:
             exit_code = self.exit_status
         return Outcome(reason, capture, exit_code, self.cwd)
 
-    def _pump(self, capture: OutputCapture, limits: Limits) -> tuple[str, int | None]:
+    def _pump(self, capture: OutputCapture, limits: Limits) -> _Ended:
+        """Pass output on to ``capture`` until the command ends or a limit comes."""
         now = time.monotonic()
-        deadline = now + limits.timeout
-        last_output = now
-        next_probe = now + _INPUT_PROBE_EVERY
-        killing_since: float | None = None
-        #: A prompt mark's body, until the shell is seen at its prompt.
-        mark: bytes | None = None
-        poller = self._wait_poll
-        # Fixed for the whole wait: the command's start changes only when it ends.
-        hard = self._hard_deadline()
+        wait = _Wait(
+            deadline=now + limits.timeout,
+            quiet_after=limits.no_output_timeout,
+            # Fixed for the whole wait: the command's start changes only when it ends.
+            hard=self._hard_deadline(),
+            last_output=now,
+            next_probe=now + _INPUT_PROBE_EVERY,
+        )
         while True:
             now = time.monotonic()
-            if killing_since is None:
-                if hard is not None and now >= hard:
-                    killing_since = now
-                    self._limit_hit = True
-                    self.kill_foreground()
-                elif now >= deadline:
-                    return "timeout", None
-                elif now - last_output >= limits.no_output_timeout:
-                    return "quiet", None
-            elif now - killing_since > _KILL_WAIT:
-                self.close()
-                return "killed", None
-            if now >= next_probe:
-                if mark is not None and self._shell_at_prompt():
-                    return self._ended_by(killing_since), self._parse_prompt(mark)
-                if killing_since is None and mark is None and not self._repairing:
-                    if self._shell_replaced():
-                        self._repair()
-                    # A command reading the terminal waits for input; but so does the
-                    # shell at a prompt. On a busy machine that can be the prompt before
-                    # the command (the line sent is still unread in the terminal), or
-                    # the one after it (its mark written, not yet read here).
-                    if (
-                        not self._repairing
-                        and self._waits_on_terminal()
-                        and not self._output_pending()
-                        and not self._input_unread()
-                    ):
-                        return "input", None
-                next_probe = now + (_CONFIRM_EVERY if mark is not None else _INPUT_PROBE_EVERY)
-            wake = min(deadline, last_output + limits.no_output_timeout, next_probe)
-            if hard is not None and hard < wake:
-                wake = hard
-            if killing_since is not None and killing_since + _KILL_WAIT < wake:
-                wake = killing_since + _KILL_WAIT
-            wait = max(wake - now, 0.0) if not self._spool else 0.0
-            if self._pidfd < 0:
-                wait = min(wait, 0.1)  # no pidfd: look at the process now and then
-            try:
-                events = poller.poll(min(wait, 3600.0) * 1000)
-            except OSError as exc:
-                raise ShellError(f"waiting on the terminal failed ({exc})") from exc
-            if self._closed:
-                raise ShellError("the session was closed while the call waited")
-            for _, flags in events:
-                if flags & select.POLLNVAL:
-                    raise ShellError("the session was closed while the call waited")
-            chunks = self._chunks()
-            for index, chunk in enumerate(chunks):
-                found = self._consume(chunk, capture)
-                if found is None:
-                    continue
-                kind, body = found
-                # What came after the sentinel belongs to the next call.
-                self._leftover += b"".join(chunks[index + 1 :])
-                if kind == "mark":
-                    mark = body  # confirmed once the shell is seen at its prompt
-                    next_probe = time.monotonic()
-                    break
-                if kind == "repaired":
-                    self._repairing = False
-                    self._parse_prompt(body)
-                    return "repaired", None
-                return self._ended_by(killing_since), self._parse_prompt(body)
-            if capture.live is not None:
-                capture.live.tick()
-            if chunks:
-                last_output = time.monotonic()
-                if mark is None:
-                    next_probe = last_output + _INPUT_PROBE_EVERY
-            elif self._shell_gone([fd for fd, _ in events]):
-                for chunk in self._chunks():
-                    self._consume(chunk, capture)
-                if self._starting:  # it died before it was set up: show why
-                    capture.write(self.masker.feed(self._startup_output))
-                capture.write(self.masker.feed(self._scanner.flush()))
-                self._ended()
-                return "exited", None
+            ended = self._check_limits(wait, now)
+            if ended is None and now >= wait.next_probe:
+                ended = self._probe(wait, now)
+            if ended is not None:
+                return ended
+            ready = self._poll(wait, now)
+            ended = self._take_output(capture, wait, ready)
+            if ended is not None:
+                return ended
 
-    def _ended_by(self, killing_since: float | None) -> str:
-        return "killed" if killing_since is not None or self._limit_hit else "done"
+    def _check_limits(self, wait: _Wait, now: float) -> _Ended | None:
+        """The call's timeouts; the hard limit starts a kill, which ends the session
+        when the command is not gone after ``_KILL_WAIT``."""
+        if wait.killing_since is None:
+            if wait.hard is not None and now >= wait.hard:
+                wait.killing_since = now
+                self._limit_hit = True
+                self.kill_foreground()
+            elif now >= wait.deadline:
+                return Reason.TIMEOUT, None
+            elif now - wait.last_output >= wait.quiet_after:
+                return Reason.QUIET, None
+        elif now - wait.killing_since > _KILL_WAIT:
+            self.close()
+            return Reason.KILLED, None
+        return None
+
+    def _probe(self, wait: _Wait, now: float) -> _Ended | None:
+        """Look at the shell itself: back at its prompt after a prompt mark, replaced
+        by another program (``exec``), or running a command that waits for input."""
+        if wait.mark is not None and self._shell_at_prompt():
+            return self._ended_by(wait.killing_since), self._parse_prompt(wait.mark)
+        if wait.killing_since is None and wait.mark is None and not self._repairing:
+            if self._shell_replaced():
+                self._repair()
+            if self._waits_for_input():
+                return Reason.INPUT, None
+        wait.next_probe = now + (_CONFIRM_EVERY if wait.mark is not None else _INPUT_PROBE_EVERY)
+        return None
+
+    def _waits_for_input(self) -> bool:
+        """Whether the command waits on the terminal for input."""
+        # A command reading the terminal waits for input; but so does the shell at a
+        # prompt. On a busy machine that can be the prompt before the command (the line
+        # sent is still unread in the terminal), or the one after it (its mark written,
+        # not yet read here).
+        return (
+            not self._repairing
+            and self._waits_on_terminal()
+            and not self._output_pending()
+            and not self._input_unread()
+        )
+
+    def _poll(self, wait: _Wait, now: float) -> list[int]:
+        """Wait for output, the shell's end or the next time to look; the descriptors
+        that are ready."""
+        timeout = max(wait.wake() - now, 0.0) if not self._spool else 0.0
+        if self._pidfd < 0:
+            timeout = min(timeout, 0.1)  # no pidfd: look at the process now and then
+        try:
+            events = self._wait_poll.poll(min(timeout, 3600.0) * 1000)
+        except OSError as exc:
+            raise ShellError(f"waiting on the terminal failed ({exc})") from exc
+        if self._closed:
+            raise ShellError("the session was closed while the call waited")
+        for _, flags in events:
+            if flags & select.POLLNVAL:
+                raise ShellError("the session was closed while the call waited")
+        return [fd for fd, _ in events]
+
+    def _take_output(self, capture: OutputCapture, wait: _Wait, ready: list[int]) -> _Ended | None:
+        """Read what the terminal holds, up to a sentinel of the session; see whether
+        the shell is gone when there was nothing."""
+        chunks = self._chunks()
+        for index, chunk in enumerate(chunks):
+            found = self._consume(chunk, capture)
+            if found is None:
+                continue
+            kind, body = found
+            # What came after the sentinel belongs to the next call.
+            self._leftover += b"".join(chunks[index + 1 :])
+            if kind is _Sentinel.MARK:
+                wait.mark = body  # confirmed once the shell is seen at its prompt
+                wait.next_probe = time.monotonic()
+                break
+            return self._sentinel_ended(kind, body, wait)
+        if capture.live is not None:
+            capture.live.tick()
+        if chunks:
+            wait.last_output = time.monotonic()
+            if wait.mark is None:
+                wait.next_probe = wait.last_output + _INPUT_PROBE_EVERY
+        elif self._shell_gone(ready):
+            return self._shell_exited(capture)
+        return None
+
+    def _sentinel_ended(self, kind: _Sentinel, body: bytes, wait: _Wait) -> _Ended:
+        """The end a sentinel other than a prompt mark says."""
+        if kind is _Sentinel.REPAIRED:
+            self._repairing = False
+            self._parse_prompt(body)
+            return Reason.REPAIRED, None
+        return self._ended_by(wait.killing_since), self._parse_prompt(body)
+
+    def _shell_exited(self, capture: OutputCapture) -> _Ended:
+        """The shell ended: pass on the last of its output, and release it."""
+        for chunk in self._chunks():
+            self._consume(chunk, capture)
+        if self._starting:  # it died before it was set up: show why
+            capture.write(self.masker.feed(self._startup_output))
+        capture.write(self.masker.feed(self._scanner.flush()))
+        self._ended()
+        return Reason.EXITED, None
+
+    def _ended_by(self, killing_since: float | None) -> Reason:
+        return Reason.KILLED if killing_since is not None or self._limit_hit else Reason.DONE
 
     def _consume(
         self, chunk: bytes, capture: OutputCapture, *, idle: bool = False
-    ) -> tuple[str, bytes] | None:
+    ) -> tuple[_Sentinel, bytes] | None:
         """Pass output on to the capture up to the first sentinel of the session.
 
-        Returns ``(kind, body)``: ``done`` (the command's nonce), ``mark`` (the prompt
-        mark) or ``repaired`` (a repair's setup line ended); what follows is kept in
+        Returns the sentinel's kind and its body; what follows is kept in
         ``_leftover``. Sentinels that are not the session's are output like any other.
         While the shell starts, output up to the setup line's sentinel is dropped.
         ``idle``: no command runs, so a prompt mark is a late interrupt's new prompt,
@@ -815,15 +907,15 @@ class ShellSession:
                     self._starting = False
                     if self._repairing:
                         self._leftover = rest
-                        return "repaired", body
+                        return _Sentinel.REPAIRED, body
                     self._parse_prompt(body)
                 continue
             if body.startswith(self._nonce + b";"):
                 self._leftover = rest
-                return "done", body
+                return _Sentinel.DONE, body
             if body.startswith(b"P" + self._prompt_token + b";") and self._prompt_token:
                 self._leftover = rest
-                return "mark", body
+                return _Sentinel.MARK, body
             capture.write(self.masker.feed(_MARK + body + _END))
 
     def _chunks(self) -> list[bytes]:

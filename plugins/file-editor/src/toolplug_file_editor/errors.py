@@ -1,6 +1,16 @@
-"""The editor's one internal exception; the executor turns it into an error observation."""
+"""Every error the file editor defines, in one place.
+
+The model never sees these raised: the executor turns them into an error observation.
+
+The hierarchy::
+
+    Exception
+    └── EditorError     a request the editor cannot carry out (the message says why)
+"""
 
 from __future__ import annotations
+
+__all__ = ["EditorError"]
 
 
 class EditorError(Exception):

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
+from toolplug_glob.errors import PatternError
 from toolplug_glob.executor import Engine, GlobExecutor, GlobSettings, choose_engine
-from toolplug_glob.patterns import PatternError, compile_glob, split_pattern
+from toolplug_glob.patterns import compile_glob, split_pattern
 from toolplug_glob.tool import GlobTool
 from toolplug_glob.types import DESCRIPTION, GlobAction, GlobObservation
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from toolplug import Observation, printable, safe_text
 
+from toolplug_glob.errors import PatternError, Refused, SearchTimeout
 from toolplug_glob.hiding import note, unhidden
-from toolplug_glob.listing import Deadline, SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.listing import Deadline, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import (
-    PatternError,
     SplitPattern,
     compile_glob,
     name_glob,
@@ -84,7 +84,7 @@ class GlobExecutor:
             return self._search(action)
         except PatternError as exc:
             message = f"The pattern {pattern} cannot match: {exc}."
-        except _Refused as exc:
+        except Refused as exc:
             message = str(exc)
         except SearchTimeout as exc:
             message = (
@@ -169,19 +169,19 @@ class GlobExecutor:
         if not path:
             return workspace
         if "\0" in path:
-            raise _Refused(
+            raise Refused(
                 f"The path {quoted(path)} holds a NUL character, which no file name can; "
                 "remove it, or omit path to search the whole workspace."
             )
         directory = (workspace / self._expand_home(path)).resolve()
         self._check_inside(directory, f"the path {quoted(path)}")
         if not directory.exists():
-            raise _Refused(
+            raise Refused(
                 f"The path {quoted(path)} does not exist (looked for {directory}). "
                 "Give an existing directory, or omit path to search the whole workspace."
             )
         if not directory.is_dir():
-            raise _Refused(
+            raise Refused(
                 f"The path {quoted(path)} is a file, not a directory. Give its directory as path, "
                 "or omit path to search the whole workspace."
             )
@@ -197,7 +197,7 @@ class GlobExecutor:
         workspace = self.settings.workspace
         if self.settings.allow_outside_workspace or directory.is_relative_to(workspace):
             return
-        raise _Refused(
+        raise Refused(
             f"{what[0].upper()}{what[1:]} leads to {directory}, outside the workspace "
             f"{workspace}. Search inside the workspace: use a relative pattern such as "
             "'**/*.py' or a path inside it."
@@ -237,10 +237,6 @@ class GlobExecutor:
             lines.append(f"({note[0].upper()}{note[1:]}.)")
         lines.extend(_problem_lines(report))
         return GlobObservation.from_text("\n".join(lines), search_dir=printable(str(search_dir)))
-
-
-class _Refused(Exception):
-    """A call the tool will not run; the message tells the model what to change."""
 
 
 class _Dated:

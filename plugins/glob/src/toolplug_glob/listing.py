@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from toolplug_glob.errors import SearchTimeout
+
 _T = TypeVar("_T")
 
 #: Receives a batch of file paths relative to the walked directory.
@@ -60,14 +62,6 @@ class WalkReport:
     #: When set, filters ``(mtime, path)`` pairs of the paths sent to the sink: it
     #: drops files an engine's shortcut let through that the ignore rules exclude.
     keep: Callable[[list[tuple[int, str]]], list[tuple[int, str]]] | None = None
-
-
-class SearchTimeout(TimeoutError):
-    """The walk took longer than its timeout and was stopped."""
-
-    def __init__(self, timeout: float) -> None:
-        super().__init__(f"the search took longer than {timeout:g} seconds and was stopped")
-        self.timeout = timeout
 
 
 class Deadline:

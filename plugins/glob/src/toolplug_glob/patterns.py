@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from toolplug_glob.errors import PatternError
+
 #: Characters that make a path segment a pattern rather than a literal name.
 META = frozenset("*?[{\\")
 #: How deep ``{...}`` groups may nest (the regex engine recurses once per level).
@@ -24,10 +26,6 @@ MAX_NESTING = 32
 MAX_PATTERN = 10_000
 #: How much of a pattern an error message quotes.
 _QUOTED = 120
-
-
-class PatternError(ValueError):
-    """A pattern that cannot match anything; the message says what to fix."""
 
 
 def quoted(text: str) -> str:

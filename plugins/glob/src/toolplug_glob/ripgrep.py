@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import IO
 
 from toolplug_glob.endings import glob_name_endings
+from toolplug_glob.errors import SearchTimeout
 from toolplug_glob.leaks import IgnoredCheck
-from toolplug_glob.listing import Deadline, SearchTimeout, Sink, WalkOptions, WalkReport
+from toolplug_glob.listing import Deadline, Sink, WalkOptions, WalkReport
 from toolplug_glob.patterns import directory_name_finder
 from toolplug_glob.walk import IGNORE_FILES
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pathspec import GitIgnoreSpec
 
@@ -99,6 +100,19 @@ def is_ignored(levels: list[IgnoreLevel], rel: str, is_dir: bool) -> bool:
     return False
 
 
+class _Directory(NamedTuple):
+    """A directory the walk has still to read."""
+
+    path: str
+    #: Its path relative to the base ("" or "a/b/").
+    rel: str
+    #: The ignore levels in force there, and the endings of their file rules.
+    levels: list[IgnoreLevel]
+    endings: tuple[str, ...]
+    #: The (device, inode) of it and its ancestors (loop detection).
+    ancestors: frozenset[tuple[int, int]]
+
+
 def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     """Send every file below ``base`` that the ignore and hidden rules keep to ``sink``.
 
@@ -110,52 +124,68 @@ def walk_python(base: Path, options: WalkOptions, sink: Sink) -> WalkReport:
     root = os.stat(base)
     levels = parent_levels(base, deadline) if use_ignores and options.ignore_parents else []
     endings = tuple(ignoring_endings(level.spec for level in levels))
-    # Each entry: directory, its path relative to base ("" or "a/b/"), the ignore levels
-    # in force there, the endings of their file rules, and the (device, inode) of it
-    # and its ancestors (loop detection).
-    stack = [(str(base), "", levels, endings, frozenset({(root.st_dev, root.st_ino)}))]
+    stack = [_Directory(str(base), "", levels, endings, frozenset({(root.st_dev, root.st_ino)}))]
     while stack:
         deadline.check()
-        directory, rel, levels, endings, ancestors = stack.pop()
+        here = stack.pop()
         try:
-            with os.scandir(directory) as scan:
+            with os.scandir(here.path) as scan:
                 entries = list(scan)
         except OSError as exc:
-            problems.append(f"{rel.rstrip('/') or '.'}: {exc.strerror or exc}")
+            problems.append(f"{here.rel.rstrip('/') or '.'}: {exc.strerror or exc}")
             continue
         if use_ignores:
-            spec = read_rules(directory, {e.name for e in entries}, deadline)
+            spec = read_rules(here.path, {e.name for e in entries}, deadline)
             if spec is not None:
-                levels = [*levels, IgnoreLevel(spec, strip=rel)]
+                levels = [*here.levels, IgnoreLevel(spec, strip=here.rel)]
                 endings = tuple(ignoring_endings(level.spec for level in levels))
-        files: list[str] = []
-        # Each entry may be checked against every ignore rule: a directory of many
-        # entries under many rules is slow, so the clock is read along the way.
-        for entry in deadline.checked(entries, every=1):
-            if not options.include_hidden and entry.name.startswith("."):
-                continue
-            child = rel + entry.name
-            try:
-                if not options.follow_links and entry.is_symlink():
-                    continue
-                if entry.is_dir():
-                    if use_ignores and is_ignored(levels, child, True):
-                        continue
-                    info = entry.stat()
-                    key = (info.st_dev, info.st_ino)
-                    if key in ancestors:
-                        problems.append(f"{child}: file system loop (a link to a parent)")
-                        continue
-                    stack.append((entry.path, child + "/", levels, endings, ancestors | {key}))
-                elif entry.is_file():
-                    # Only a name with a file rule's ending can be ignored by itself (the
-                    # directories it is in were not ignored, or it would not be here).
-                    if not (entry.name.endswith(endings) and is_ignored(levels, child, False)):
-                        files.append(child)
-                elif entry.is_symlink():
-                    problems.append(f"{child}: broken symbolic link")
-            except OSError as exc:
-                problems.append(f"{child}: {exc.strerror or exc}")
+                here = here._replace(levels=levels, endings=endings)
+        files = _sort_entries(entries, here, options, deadline, stack, problems)
         if files:
             sink(files)
     return WalkReport(problems=len(problems), examples=problems[:_KEPT_PROBLEMS])
+
+
+def _sort_entries(
+    entries: list[os.DirEntry[str]],
+    here: _Directory,
+    options: WalkOptions,
+    deadline: Deadline,
+    stack: list[_Directory],
+    problems: list[str],
+) -> list[str]:
+    """The files of one directory that the rules keep; its subdirectories to walk go
+    on ``stack``, what could not be read in ``problems``."""
+    use_ignores = not options.include_ignored
+    rel, levels, endings, ancestors = here.rel, here.levels, here.endings, here.ancestors
+    files: list[str] = []
+    # Each entry may be checked against every ignore rule: a directory of many
+    # entries under many rules is slow, so the clock is read along the way.
+    for entry in deadline.checked(entries, every=1):
+        if not options.include_hidden and entry.name.startswith("."):
+            continue
+        child = rel + entry.name
+        try:
+            if not options.follow_links and entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if use_ignores and is_ignored(levels, child, True):
+                    continue
+                info = entry.stat()
+                key = (info.st_dev, info.st_ino)
+                if key in ancestors:
+                    problems.append(f"{child}: file system loop (a link to a parent)")
+                    continue
+                stack.append(
+                    _Directory(entry.path, child + "/", levels, endings, ancestors | {key})
+                )
+            elif entry.is_file():
+                # Only a name with a file rule's ending can be ignored by itself (the
+                # directories it is in were not ignored, or it would not be here).
+                if not (entry.name.endswith(endings) and is_ignored(levels, child, False)):
+                    files.append(child)
+            elif entry.is_symlink():
+                problems.append(f"{child}: broken symbolic link")
+        except OSError as exc:
+            problems.append(f"{child}: {exc.strerror or exc}")
+    return files

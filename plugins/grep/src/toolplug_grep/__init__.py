@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from toolplug import hookimpl
 
+from toolplug_grep.errors import PatternError
 from toolplug_grep.executor import Engine, GrepExecutor, GrepSettings, choose_engine
-from toolplug_grep.query import PatternError
 from toolplug_grep.tool import GrepTool
 from toolplug_grep.types import (
     DESCRIPTION,

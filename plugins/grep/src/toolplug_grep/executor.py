@@ -15,16 +15,15 @@ from typing import Any
 from toolplug import Observation, printable, safe_text
 
 from toolplug_grep import portable, ripgrep
+from toolplug_grep.errors import PatternError, Refused, SearchTimeout
 from toolplug_grep.globs import FILE_TYPES, compile_glob
 from toolplug_grep.hiding import screen_for
 from toolplug_grep.query import (
     BINARY_WINDOW,
     FileGlob,
     Line,
-    PatternError,
     Problems,
     Query,
-    SearchTimeout,
     cut_line,
     path_key,
 )
@@ -76,10 +75,6 @@ class GrepSettings:
     default_limit: int
     timeout: float
     engine: Engine
-
-
-class Refused(Exception):
-    """A call the tool will not run; the message tells the model what to change."""
 
 
 class GrepExecutor:

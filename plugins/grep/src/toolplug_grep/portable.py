@@ -20,15 +20,14 @@ import stat
 import time
 from collections.abc import Generator, Iterator
 
+from toolplug_grep.errors import PatternError, SearchTimeout
 from toolplug_grep.globs import type_names
 from toolplug_grep.query import (
     BINARY_WINDOW,
     NEWLINE_NEEDS_MULTILINE,
     Line,
-    PatternError,
     Problems,
     Query,
-    SearchTimeout,
 )
 from toolplug_grep.rules import Level, excluded_by, load_spec, parent_levels
 

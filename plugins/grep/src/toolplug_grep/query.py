@@ -16,6 +16,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Defined in errors.py; importable from here as before.
+from toolplug_grep.errors import PatternError as PatternError, SearchTimeout as SearchTimeout
+
 #: The longest line shown, in characters; the rest is replaced by :data:`CUT_MARK`.
 MAX_LINE = 500
 CUT_MARK = " [... line cut]"
@@ -94,17 +97,6 @@ class Problems:
         self.count += 1
         if len(self.examples) < KEPT_PROBLEMS:
             self.examples.append(text)
-
-
-class SearchTimeout(TimeoutError):
-    """The search took longer than its timeout and was stopped."""
-
-    def __init__(self, timeout: float) -> None:
-        super().__init__(f"the search took longer than {timeout:g} seconds and was stopped")
-
-
-class PatternError(ValueError):
-    """A pattern (or glob, or type) that cannot be searched; the message says why."""
 
 
 def group_fault(pattern: str) -> int | None:

@@ -27,14 +27,13 @@ import tempfile
 import threading
 from collections.abc import Generator, Iterator
 
+from toolplug_grep.errors import PatternError, SearchTimeout
 from toolplug_grep.query import (
     MAX_LINE,
     NEWLINE_NEEDS_MULTILINE,
     Line,
-    PatternError,
     Problems,
     Query,
-    SearchTimeout,
     group_fault,
 )
 from toolplug_grep.rules import Level, ParentScreen, parent_levels

@@ -53,10 +53,11 @@ def list_command(
     from toolplug import ToolContext
     from toolplug.loop import run_sync
 
-    from toolplug_mcp.client.config import ConfigError, load_config
+    from toolplug_mcp.client.config import load_config
     from toolplug_mcp.client.connection import ServerPool
     from toolplug_mcp.client.names import META_KEY
     from toolplug_mcp.client.tool import McpTool, build_tools
+    from toolplug_mcp.errors import ConfigError
 
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     try:
@@ -165,8 +166,8 @@ def prompts_command(
     in with --arg KEY=VALUE."""
     from dataclasses import asdict
 
-    from toolplug_mcp.client.config import ConfigError
-    from toolplug_mcp.client.prompts import PromptError, open_prompts
+    from toolplug_mcp.client.prompts import open_prompts
+    from toolplug_mcp.errors import ConfigError, PromptError
 
     arguments = {}
     for arg in args:
@@ -210,7 +211,8 @@ def prompts_command(
 
 
 def _origins(values: tuple[str, ...]) -> tuple[str, ...]:
-    from toolplug_mcp.server.security import OriginError, allowed_origin
+    from toolplug_mcp.errors import OriginError
+    from toolplug_mcp.server.security import allowed_origin
 
     for value in values:
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 PROTOCOL = "2025-11-25"
@@ -114,89 +115,116 @@ def flood(count: int) -> dict[str, Any]:
     return text(f"granted={granted} refused={refused} last={last}")
 
 
-def call(name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
-    if name == "flood":
-        return flood(int(arguments.get("count", 300)))
-    if name == "summarize":
-        asked = ask_client(
-            "sampling/createMessage",
-            {
-                "messages": [
-                    {"role": "user", "content": {"type": "text", "text": arguments["text"]}}
-                ],
-                "systemPrompt": "Answer in one line.",
-                "maxTokens": 40,
-                "temperature": 0.5,
-                "stopSequences": ["\n\n"],
-                "modelPreferences": {"hints": [{"name": "small"}]},
-            },
-        )
-        if "error" in asked:
-            return text(f"sampling failed: {asked['error']['message']}", True)
-        result = asked["result"]
-        return text(f"{result['model']} ({result['role']}): {result['content']['text']}")
-    if name == "book":
-        asked = ask_client(
-            "elicitation/create",
-            {
-                "mode": "form",
-                "message": "Which table, and when?",
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {
-                        "table": {"type": "integer", "description": "Table number"},
-                        "when": {"type": "string", "enum": ["lunch", "dinner"]},
-                    },
-                    "required": ["table", "when"],
+def summarize(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    asked = ask_client(
+        "sampling/createMessage",
+        {
+            "messages": [{"role": "user", "content": {"type": "text", "text": arguments["text"]}}],
+            "systemPrompt": "Answer in one line.",
+            "maxTokens": 40,
+            "temperature": 0.5,
+            "stopSequences": ["\n\n"],
+            "modelPreferences": {"hints": [{"name": "small"}]},
+        },
+    )
+    if "error" in asked:
+        return text(f"sampling failed: {asked['error']['message']}", True)
+    result = asked["result"]
+    return text(f"{result['model']} ({result['role']}): {result['content']['text']}")
+
+
+def book(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    asked = ask_client(
+        "elicitation/create",
+        {
+            "mode": "form",
+            "message": "Which table, and when?",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "table": {"type": "integer", "description": "Table number"},
+                    "when": {"type": "string", "enum": ["lunch", "dinner"]},
                 },
+                "required": ["table", "when"],
             },
-        )
-        if "error" in asked:
-            return text(f"asking failed: {asked['error']['message']}", True)
-        result = asked["result"]
-        if result["action"] != "accept":
-            return text(f"not booked: {result['action']}")
-        content = result["content"]
-        return text(f"booked table {content['table']} for {content['when']}")
-    if name == "roots":
-        asked = ask_client("roots/list", {})
-        if "error" in asked:
-            return text(f"no roots: {asked['error']['message']}", True)
-        return text("\n".join(f"{r.get('name')}={r['uri']}" for r in asked["result"]["roots"]))
-    if name == "count":
-        token = meta.get("progressToken")
-        for i in range(1, arguments["to"] + 1):
-            if token is not None:
-                notify(
-                    "notifications/progress",
-                    {
-                        "progressToken": token,
-                        "progress": i,
-                        "total": arguments["to"],
-                        "message": f"step {i}",
-                    },
-                )
-            notify("notifications/message", {"level": "info", "data": f"counted {i}"})
-        notify(
-            "notifications/message",
-            {"level": "warning", "logger": "counter", "data": {"message": "the end", "n": 1}},
-        )
-        return text(f"counted to {arguments['to']}")
-    if name == "grow":
-        tools[arguments["name"]] = text_tool(arguments["name"], "Added while running.", word=TEXT)
-        notify("notifications/tools/list_changed", {})
-        return text(f"added {arguments['name']}")
-    if name == "shrink":
-        tools.pop(arguments["name"], None)
-        notify("notifications/tools/list_changed", {})
-        return text(f"removed {arguments['name']}")
-    if name == "retype":
-        tool = tools[arguments["name"]]
-        tool["inputSchema"]["properties"][arguments["argument"]] = TEXT
-        notify("notifications/tools/list_changed", {})
-        return text(f"retyped {arguments['name']}")
-    if name == "capabilities":
-        return text(json.dumps(client.get("capabilities", {}), sort_keys=True))
+        },
+    )
+    if "error" in asked:
+        return text(f"asking failed: {asked['error']['message']}", True)
+    result = asked["result"]
+    if result["action"] != "accept":
+        return text(f"not booked: {result['action']}")
+    content = result["content"]
+    return text(f"booked table {content['table']} for {content['when']}")
+
+
+def roots(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    asked = ask_client("roots/list", {})
+    if "error" in asked:
+        return text(f"no roots: {asked['error']['message']}", True)
+    return text("\n".join(f"{r.get('name')}={r['uri']}" for r in asked["result"]["roots"]))
+
+
+def count(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    token = meta.get("progressToken")
+    for i in range(1, arguments["to"] + 1):
+        if token is not None:
+            notify(
+                "notifications/progress",
+                {
+                    "progressToken": token,
+                    "progress": i,
+                    "total": arguments["to"],
+                    "message": f"step {i}",
+                },
+            )
+        notify("notifications/message", {"level": "info", "data": f"counted {i}"})
+    notify(
+        "notifications/message",
+        {"level": "warning", "logger": "counter", "data": {"message": "the end", "n": 1}},
+    )
+    return text(f"counted to {arguments['to']}")
+
+
+def grow(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    tools[arguments["name"]] = text_tool(arguments["name"], "Added while running.", word=TEXT)
+    notify("notifications/tools/list_changed", {})
+    return text(f"added {arguments['name']}")
+
+
+def shrink(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    tools.pop(arguments["name"], None)
+    notify("notifications/tools/list_changed", {})
+    return text(f"removed {arguments['name']}")
+
+
+def retype(arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    tool = tools[arguments["name"]]
+    tool["inputSchema"]["properties"][arguments["argument"]] = TEXT
+    notify("notifications/tools/list_changed", {})
+    return text(f"retyped {arguments['name']}")
+
+
+#: The tools that do more than echo their arguments, by name.
+HANDLERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "flood": lambda arguments, meta: flood(int(arguments.get("count", 300))),
+    "summarize": summarize,
+    "book": book,
+    "roots": roots,
+    "count": count,
+    "grow": grow,
+    "shrink": shrink,
+    "retype": retype,
+    "capabilities": lambda arguments, meta: text(
+        json.dumps(client.get("capabilities", {}), sort_keys=True)
+    ),
+}
+
+
+def call(name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    handler = HANDLERS.get(name)
+    if handler is not None:
+        return handler(arguments, meta)
     if name in tools:
         return text(f"{name}: {json.dumps(arguments, sort_keys=True)}")
     raise LookupError(f"Unknown tool: {name}")

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-
-class GlobError(ValueError):
-    """A glob that cannot be compiled; the message says what is wrong with it."""
+# (Re-exported: the loading and the tests import it from here.)
+from toolplug_policy.errors import GlobError as GlobError
 
 
 @dataclass(frozen=True)

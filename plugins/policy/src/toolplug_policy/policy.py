@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolplug_policy.errors import ShellParseError
 from toolplug_policy.rules import SEVERITY, CallFacts, Decision, Rule
 from toolplug_policy.shell import (
     Command,
     Limits,
     Redirect,
-    ShellParseError,
     command_matches,
     names_program,
 )

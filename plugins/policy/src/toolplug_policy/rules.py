@@ -19,8 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+# (ArgumentPathError re-exported: the loading imports it from here.)
+from toolplug_policy.errors import (
+    ArgumentPathError as ArgumentPathError,
+    ShellParseError,
+    ShellTimeout,
+)
 from toolplug_policy.paths import PathPatterns, ResolvedPath, resolve, workspace_of
-from toolplug_policy.shell import Command, Limits, ShellParseError, ShellTimeout, parse_commands
+from toolplug_policy.shell import Command, Limits, parse_commands
 
 Decision = Literal["allow", "ask", "deny"]
 
@@ -38,10 +44,6 @@ _STEP = re.compile(
     r"""|\[(?P<index>\d+|\*)\]"""  # [0] or [*]
     r"""|\[(?P<q>["'])(?P<quoted>.*?)(?P=q)\]"""  # ["any name"]
 )
-
-
-class ArgumentPathError(ValueError):
-    """An argument path that is not of the form ``$.key``, ``$.a.b[0]``, ``$.list[*]``."""
 
 
 def parse_argument_path(text: str) -> tuple[Step, ...]:

@@ -156,6 +156,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolplug_policy.errors import ShellParseError, ShellTimeout
+
 __all__ = [
     "Command",
     "Limits",
@@ -197,15 +199,6 @@ class Command:
     #: function definition, a line that only sets variables): such a part is never
     #: allowed for want of a rule.
     note: str | None = None
-
-
-class ShellParseError(ValueError):
-    """The script could not be understood for sure; the message says why."""
-
-
-class ShellTimeout(ShellParseError):
-    """Reading the command took longer than the limit (never cached: the machine may
-    only have been busy)."""
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,9 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.executor import McpExecutor
+from toolplug_mcp.errors import RequestFailed
 
 if TYPE_CHECKING:
     from toolplug import ToolDefinition, Toolset

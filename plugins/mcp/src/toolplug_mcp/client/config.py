@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from toolplug_mcp.client.config_model import OAuthEntry, RemoteServer, StdioServer
 
+from toolplug_mcp.errors import ConfigError
+
 #: Environment variable naming a configuration file.
 CONFIG_ENV_VAR = "TOOLPLUG_MCP_CONFIG"
 #: Where a workspace keeps its configuration, relative to the workspace.
@@ -44,18 +46,6 @@ MAX_SERVER_REQUESTS = 20
 SMALL_TIMEOUT_MS = 100
 
 _ENV_REF = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-class ConfigError(ValueError):
-    """The MCP configuration cannot be used; the message says where and why.
-
-    ``path`` is where in the configuration the problem is (``("mcpServers", "time",
-    "args")``), when it is at one place.
-    """
-
-    def __init__(self, message: str, path: tuple[str | int, ...] | None = None) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 @dataclass(frozen=True)

@@ -31,13 +31,20 @@ from toolplug_mcp.client.schemas import usable_tools
 from toolplug_mcp.client.stderr import StderrTail
 from toolplug_mcp.client.tasks import (
     TaskRunner,
-    TaskTimedOut,
     cancels_sent,
     offered,
     runs_tasks,
     task_support,
 )
 from toolplug_mcp.client.tasks_2025 import call_as_task, serves_tasks
+from toolplug_mcp.errors import (
+    CallRefused,
+    CallTimedOut,
+    RequestFailed,
+    ServerGone,
+    TaskTimedOut,
+    UnreadableMessage,
+)
 
 if TYPE_CHECKING:
     from toolplug.interaction import Handlers
@@ -54,26 +61,6 @@ CLOSE_TIMEOUT = 10.0
 CLIENT_NAME = "toolplug-mcp"
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
-
-
-class RequestFailed(Exception):
-    """A request to a server failed; the message says why, for a model to act on."""
-
-
-class UnreadableMessage(Exception):
-    """The server sent a message the MCP SDK could not parse."""
-
-
-class ServerGone(RequestFailed):
-    """The server's connection broke (the process died, the network went away)."""
-
-
-class CallTimedOut(RequestFailed):
-    """The server did not answer within the timeout."""
-
-
-class CallRefused(RequestFailed):
-    """The server answered the call with a protocol error (what SDK servers do on failure)."""
 
 
 def _status_watch() -> StatusWatch:

@@ -7,8 +7,9 @@ from typing import Any
 from toolplug import Observation, TextContent, ToolExecutor
 from toolplug.loop import arun
 
-from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.results import to_observation
+from toolplug_mcp.errors import RequestFailed
 
 
 class ServerExecutor(ToolExecutor[Any, Observation]):

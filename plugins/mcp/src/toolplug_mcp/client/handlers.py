@@ -56,14 +56,12 @@ from toolplug.interaction import (
     sample,
 )
 
+from toolplug_mcp.errors import TooManyRequests
+
 T = TypeVar("T")
 
 #: The model named in a sampling result whose handler answered with plain text.
 UNKNOWN_MODEL = "unknown"
-
-
-class TooManyRequests(Exception):
-    """A server asked for more sampling or elicitation during a call than it may."""
 
 
 class ServerHandlers:

@@ -22,17 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolplug import ToolContext, ToolError, Toolset
+from toolplug import ToolContext, Toolset
 from toolplug.loop import arun, run_sync
 
 from toolplug_mcp.client.config import load_config
-from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.executor import ServerExecutor
 from toolplug_mcp.client.results import wire
-
-
-class PromptError(ToolError):
-    """A prompt that cannot be listed or got; the message says why and what exists."""
+from toolplug_mcp.errors import PromptError, RequestFailed
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,11 @@ from toolplug import (
 )
 from toolplug.loop import arun
 
-from toolplug_mcp.client.connection import RequestFailed, ServerConnection, ServerPool
+from toolplug_mcp.client.connection import ServerConnection, ServerPool
 from toolplug_mcp.client.executor import ServerExecutor
 from toolplug_mcp.client.names import META_KEY
 from toolplug_mcp.client.results import wire
+from toolplug_mcp.errors import RequestFailed
 
 #: Reading a resource changes nothing; what it returns comes from outside.
 RESOURCE_ANNOTATIONS = ToolAnnotations(

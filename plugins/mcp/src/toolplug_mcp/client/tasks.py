@@ -35,6 +35,8 @@ from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict, Field
 
+from toolplug_mcp.errors import TaskTimedOut
+
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
@@ -52,10 +54,6 @@ _DONE = frozenset({"completed", "failed", "cancelled"})
 _REQUEST_TIMEOUT = -32001
 # tasks/cancel requests still in flight after their caller left (kept referenced).
 _cancelling: set[asyncio.Task[None]] = set()
-
-
-class TaskTimedOut(TimeoutError):
-    """A task did not finish within the call's timeout; it was cancelled on the server."""
 
 
 # -- the wire (the extension's shapes, read from camelCase) ------------------------------

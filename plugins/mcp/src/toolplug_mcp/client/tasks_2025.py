@@ -24,10 +24,10 @@ from toolplug_mcp.client.tasks import (
     FIRST_POLL,
     GetTask,
     TaskRef,
-    TaskTimedOut,
     cancel_soon,
     error_result,
 )
+from toolplug_mcp.errors import TaskTimedOut
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession

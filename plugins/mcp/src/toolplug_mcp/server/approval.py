@@ -19,14 +19,11 @@ import json
 from collections.abc import Awaitable
 from typing import Any
 
+from toolplug_mcp.errors import QuestionTooLong
 from toolplug_mcp.server.relay import can_elicit, elicit, request_context
 
 #: The longest question put to a client's user, in characters.
 MAX_QUESTION = 100_000
-
-
-class QuestionTooLong(ValueError):
-    """A call too long to show to the person asked; the message says what to do."""
 
 
 def elicit_approval(tool: Any, action: Any, rule: Any) -> bool | Awaitable[bool]:

@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from toolplug_mcp.errors import OriginError
+
 #: The environment variable ``toolplug mcp serve`` reads the bearer token from.
 TOKEN_ENV_VAR = "TOOLPLUG_MCP_TOKEN"
 
@@ -55,10 +57,6 @@ _HOST = re.compile(
 )
 # A serialized origin (RFC 6454): scheme "://" host [":" port], nothing else.
 _ORIGIN = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<host>.+)")
-
-
-class OriginError(ValueError):
-    """An ``--allow-origin`` value that is not an origin."""
 
 
 def _canonical_name(name: str) -> str:

@@ -377,6 +377,45 @@ def _uvicorn_server_class() -> type[Any]:
     return Uvicorn
 
 
+def _check_http_settings(
+    host: str,
+    token: str | None,
+    shutdown_timeout: float,
+    header_timeout: float,
+    body_timeout: float,
+) -> None:
+    """Refuse what :func:`serve_http` must not start with, saying what to give instead."""
+    if not is_loopback(host) and not token:
+        raise ToolError(
+            f"binding {host} exposes the tools to the network: give a bearer token "
+            f"with --token or {TOKEN_ENV_VAR}"
+        )
+    if not (math.isfinite(shutdown_timeout) and shutdown_timeout >= 0):
+        raise ToolError(f"the shutdown timeout must be 0 or more seconds, not {shutdown_timeout}")
+    for name, value in (("header", header_timeout), ("body", body_timeout)):
+        if not (math.isfinite(value) and value > 0):
+            raise ToolError(f"the {name} timeout must be a positive number of seconds, not {value}")
+
+
+async def _announce_start(
+    uvicorn_server: Any,
+    task: asyncio.Task[None],
+    host: str,
+    path: str,
+    started: asyncio.Event | None,
+    announce: Callable[[str], None] | None,
+) -> None:
+    """Once uvicorn has started (or the task ended first), call ``announce`` with the
+    endpoint's URL and set ``started``."""
+    while not uvicorn_server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if uvicorn_server.started:
+        if announce is not None:
+            announce(endpoint_url(host, _bound_port(uvicorn_server), path))
+        if started is not None:
+            started.set()
+
+
 async def serve_http(
     server: FastMCP,
     sessions: SessionToolsets,
@@ -418,16 +457,7 @@ async def serve_http(
     """
     import uvicorn
 
-    if not is_loopback(host) and not token:
-        raise ToolError(
-            f"binding {host} exposes the tools to the network: give a bearer token "
-            f"with --token or {TOKEN_ENV_VAR}"
-        )
-    if not (math.isfinite(shutdown_timeout) and shutdown_timeout >= 0):
-        raise ToolError(f"the shutdown timeout must be 0 or more seconds, not {shutdown_timeout}")
-    for name, value in (("header", header_timeout), ("body", body_timeout)):
-        if not (math.isfinite(value) and value > 0):
-            raise ToolError(f"the {name} timeout must be a positive number of seconds, not {value}")
+    _check_http_settings(host, token, shutdown_timeout, header_timeout, body_timeout)
     # The sessions' blocking work runs in asyncio's default pool (to_thread): sized here.
     asyncio.get_running_loop().set_default_executor(worker_pool(max_sessions))
     state = ServeState(max_sessions=max_sessions, stateless=sessions.shared)
@@ -478,13 +508,7 @@ async def serve_http(
             task = asyncio.create_task(_serve_uvicorn(uvicorn_server, host, port))
             try:
                 if started is not None or announce is not None:
-                    while not uvicorn_server.started and not task.done():
-                        await asyncio.sleep(0.02)
-                    if uvicorn_server.started:
-                        if announce is not None:
-                            announce(endpoint_url(host, _bound_port(uvicorn_server), path))
-                        if started is not None:
-                            started.set()
+                    await _announce_start(uvicorn_server, task, host, path, started, announce)
                 await asyncio.shield(task)
             except asyncio.CancelledError:
                 stop()
