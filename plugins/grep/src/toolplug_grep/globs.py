@@ -1,9 +1,8 @@
-"""The ``glob`` argument, compiled to a regex, and file types for the portable engine.
+"""The ``glob`` argument, compiled with wcmatch, and file types for the portable engine.
 
-Glob syntax: ``*`` and ``?`` stay within a path segment, ``**`` as a whole segment
-spans directories, ``[abc]``/``[!abc]`` are classes, ``{a,b}`` alternatives, and a
-backslash escapes. A glob without ``/`` matches file names at any depth (``*.py``);
-one with ``/`` matches paths below the searched directory (``src/**/*.ts``), as in a
+The syntax is the one of every glob in toolplug (docs/globs.md), read by wcmatch with
+:data:`FLAGS`. A glob without ``/`` matches file names at any depth (``*.py``); one
+with ``/`` matches paths below the searched directory (``src/**/*.ts``), as in a
 ``.gitignore``.
 """
 
@@ -11,7 +10,18 @@ from __future__ import annotations
 
 import re
 
+from wcmatch import glob as wcglob
+
+# wcmatch documents this error of the ``limit`` argument but exports it from here only.
+from wcmatch._wcparse import PatternLimitException
+
 from toolplug_grep.query import FileGlob, PatternError
+
+#: How deep ``{...}`` groups may nest.
+MAX_NESTING = 32
+#: How many patterns the ``{...}`` groups of one glob may expand to (``{a,b}{c,d}`` is
+#: four): each is a regex of its own, and they multiply.
+MAX_EXPANSIONS = 10_000
 
 #: File types of the portable engine: ripgrep 14's definitions of the common ones (a
 #: test checks them against ``rg --type-list``). The ripgrep engine knows them all.
@@ -50,19 +60,18 @@ def compile_glob(text: str) -> FileGlob:
         raise PatternError(
             f"the glob {text!r} names no files; give one such as '*.py' or 'src/**/*.ts'"
         )
-    try:
-        regex = re.compile(_translate(body, text), re.DOTALL)
-    except re.error as exc:  # a backwards range such as [z-a]
-        raise PatternError(f"the glob {text!r} cannot match: {exc.msg}") from None
+    regex = re.compile("|".join(_translate(body, text)))
     last = body.rpartition("/")[2]
     simple = "**" not in last and "\\" not in last and ":" not in last
+    if "{" in last and ".." in last:  # {1..3} is a sequence here, not in ripgrep
+        simple = False
     return FileGlob(text, regex, on_path, last if simple and _balanced(last) else None)
 
 
 def type_names(file_type: str) -> re.Pattern[str]:
     """One regex for the file names of a type of :data:`FILE_TYPES`."""
     globs = FILE_TYPES[file_type].split(", ")
-    return re.compile("|".join(f"(?:{_translate(glob, glob)})" for glob in globs), re.DOTALL)
+    return re.compile("|".join(regex for glob in globs for regex in _translate(glob, glob)))
 
 
 def _balanced(name: str) -> bool:
@@ -74,56 +83,91 @@ def _balanced(name: str) -> bool:
     return depth == 0
 
 
-def _translate(glob: str, shown: str) -> str:
-    """A regex (without anchors: use fullmatch) for ``glob``; ``shown`` names it in errors."""
-    out: list[str] = []
+def _translate(glob: str, shown: str) -> list[str]:
+    """The anchored regexes of ``glob``, one per pattern its braces expand to; ``shown``
+    names it in errors."""
+    problem = syntax_problem(glob)
+    if problem:
+        raise PatternError(f"the glob {shown!r} {problem}")
+    try:
+        return wcglob.translate(glob, flags=FLAGS, limit=MAX_EXPANSIONS)[0]
+    except PatternLimitException:
+        raise PatternError(
+            f"the glob {shown!r} expands to more than {MAX_EXPANSIONS:,} patterns "
+            "({a,b}{c,d} is four); use fewer brace groups"
+        ) from None
+
+
+#: The wcmatch flags of every glob in toolplug (glob, grep and the policy's ``path``
+#: key use the same set; tests/test_glob_agreement.py checks it): ``**`` spans
+#: directories, ``{a,b}`` are alternatives, ``*`` matches a leading dot, and case counts
+#: on every platform.
+FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.CASE
+
+
+def syntax_problem(glob: str) -> str | None:
+    """What is wrong with ``glob``, or None when it is well formed.
+
+    wcmatch reads an unclosed ``[`` or ``{`` as a literal character and drops a
+    backwards range without a word; whoever wrote one meant something else, so it is
+    refused with a message that says what to write instead.
+    """
     depth = 0
     i = 0
     while i < len(glob):
         char = glob[i]
-        i += 1
-        if char == "*":
-            stars = 1
-            while i < len(glob) and glob[i] == "*":
-                i += 1
-                stars += 1
-            whole = (i - stars == 0 or glob[i - stars - 1] == "/") and (
-                i == len(glob) or glob[i] == "/"
-            )
-            if stars >= 2 and whole and i < len(glob):
-                i += 1  # "**/": no directory or any number of them
-                out.append("(?:.*/)?")
-            elif stars >= 2 and whole:
-                out.append(".*")
-            else:
-                out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = glob.find("]", i + 1 if glob[i : i + 1] in ("!", "^", "]") else i)
-            if glob[i : i + 2] in ("!]", "^]"):
-                end = glob.find("]", i + 2)
-            if end < 0:
-                raise PatternError(f"'[' in the glob {shown!r} is never closed; escape it as '\\['")
-            inner = glob[i:end]
-            negate = inner[:1] in ("!", "^")
-            inner = inner[1:] if negate else inner
-            body = "".join("\\" + c if c in "\\^[]" else c for c in inner)
-            out.append(f"[^/{body}]" if negate else f"(?!/)[{body}]")
-            i = end + 1
-        elif char == "{":
+        if char == "\\":
+            if i + 1 == len(glob):
+                return "ends with a lone '\\' (a lone backslash escapes nothing); remove it"
+            i += 2
+            continue
+        if char == "[":
+            problem, i = _class_problem(glob, i + 1)
+            if problem:
+                return problem
+            continue
+        if char == "{":
             depth += 1
-            out.append("(?:")
-        elif char == "," and depth:
-            out.append("|")
+            if depth > MAX_NESTING:
+                return (
+                    f"nests '{{' groups more than {MAX_NESTING} deep; write fewer nested "
+                    "alternatives, or escape a literal brace as '\\{'"
+                )
         elif char == "}" and depth:
             depth -= 1
-            out.append(")")
-        elif char == "\\" and i < len(glob):
-            out.append(re.escape(glob[i]))
-            i += 1
-        else:
-            out.append(re.escape(char))
+        i += 1
     if depth:
-        raise PatternError(f"the glob {shown!r} opens a '{{' that is never closed")
-    return "".join(out)
+        return (
+            "opens a '{' group that is never closed; write alternatives as {a,b}, "
+            "or escape a literal brace as '\\{'"
+        )
+    return None
+
+
+def _class_problem(glob: str, start: int) -> tuple[str | None, int]:
+    """Check the ``[...]`` whose body starts at ``start``: a problem, and where it ends."""
+    pos = start + (glob[start : start + 1] in ("!", "^"))
+    chars: list[str | None] = []  # the class's characters; None for '-' between two
+    while pos < len(glob) and glob[pos] != "/" and (glob[pos] != "]" or not chars):
+        if glob.startswith("[:", pos) and (end := glob.find(":]", pos + 2)) > 0:
+            chars.append("")  # a POSIX class such as [:alpha:] is no end of a range
+            pos = end + 2
+            continue
+        char = glob[pos]
+        if char == "\\" and pos + 1 < len(glob):
+            pos += 1
+            chars.append(glob[pos])
+        else:
+            chars.append(None if char == "-" and chars else char)
+        pos += 1
+    if pos >= len(glob) or glob[pos] != "]":
+        return (
+            f"has a '[' at position {start - 1} that is never closed (a class ends before "
+            "the next '/'); close it with ']' or escape it as '\\['",
+            pos,
+        )
+    for k in range(1, len(chars) - 1):
+        low, high = chars[k - 1], chars[k + 1]
+        if chars[k] is None and low and high and low > high:
+            return f"has a backwards range [{low}-{high}]; write [{high}-{low}]", pos + 1
+    return None, pos + 1
