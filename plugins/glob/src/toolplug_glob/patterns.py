@@ -133,14 +133,15 @@ def name_glob(glob: str) -> str | None:
         return None
     if "[" in name and ("{" in name or "}" in name):
         return None
-    if "{" in name and ".." in name:  # {1..3} is a sequence here, not in ripgrep
+    # ripgrep reads the same flat groups, but a group without a comma ("{a}", literal
+    # here) or a sequence ("{1..3}") its own way: only flat comma groups go.
+    if "{" in name and ".." in name:
         return None
-    depth = 0
-    for char in name:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth < 0 or depth > 1:
-            return None
-    return name if depth == 0 else None
+    return name if _FLAT_GROUPS.fullmatch(name) else None
+
+
+#: A name whose ``{...}`` groups are flat and each hold a comma (``*.{ts,tsx}``).
+_FLAT_GROUPS = re.compile(r"(?:[^{}]|\{[^{}]*,[^{}]*\})*")
 
 
 # -- The glob syntax: this block is the same in toolplug_glob.patterns,

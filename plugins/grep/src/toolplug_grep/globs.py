@@ -54,9 +54,12 @@ def compile_glob(text: str) -> FileGlob:
     regex = re.compile("|".join(_translate(body, text)))
     last = body.rpartition("/")[2]
     simple = "**" not in last and "\\" not in last and ":" not in last
-    if "{" in last and ".." in last:  # {1..3} is a sequence here, not in ripgrep
+    # ripgrep reads the same flat groups, but a group without a comma ("{a}", literal
+    # here) or a sequence ("{1..3}") its own way: only flat comma groups go.
+    if "{" in last and ".." in last:
         simple = False
-    return FileGlob(text, regex, on_path, last if simple and _balanced(last) else None)
+    hint = last if simple and _FLAT_GROUPS.fullmatch(last) else None
+    return FileGlob(text, regex, on_path, hint)
 
 
 def type_names(file_type: str) -> re.Pattern[str]:
@@ -65,13 +68,8 @@ def type_names(file_type: str) -> re.Pattern[str]:
     return re.compile("|".join(regex for glob in globs for regex in _translate(glob, glob)))
 
 
-def _balanced(name: str) -> bool:
-    depth = 0
-    for char in name:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth not in (0, 1):
-            return False
-    return depth == 0
+#: A name whose ``{...}`` groups are flat and each hold a comma (``*.{ts,tsx}``).
+_FLAT_GROUPS = re.compile(r"(?:[^{}]|\{[^{}]*,[^{}]*\})*")
 
 
 def _translate(glob: str, shown: str) -> list[str]:
