@@ -298,8 +298,8 @@ def _class_problem(glob: str, start: int) -> tuple[str | None, int]:
         pos += 1
     if pos >= len(glob) or glob[pos] != "]":
         return (
-            f"has a '[' at position {start - 1} that is never closed (a class ends before "
-            "the next '/'); close it with ']' or escape it as '\\['",
+            f"has a '[' that is never closed (at position {start - 1}; a class ends "
+            "before the next '/'); close it with ']' or escape it as '\\['",
             pos,
         )
     for k in range(1, len(chars) - 1):
