@@ -94,7 +94,7 @@ def compile_glob(glob: str) -> re.Pattern[str]:
     if problem:
         raise PatternError(f"{quoted(glob)} {problem}")
     try:
-        return re.compile("|".join(_translate(glob)))
+        return re.compile("|".join(_files_only(_translate(glob))))
     except (re.error, RecursionError, OverflowError) as exc:  # a limit of the regex engine
         raise PatternError(f"{quoted(glob)} is too complex to match ({exc})") from None
 
@@ -108,6 +108,11 @@ def _translate(glob: str) -> list[str]:
             f"{quoted(glob)} expands to more than {MAX_EXPANSIONS:,} patterns "
             "({a,b}{c,d} is four); use fewer brace groups or split it over several calls"
         ) from None
+
+
+def _files_only(regexes: list[str]) -> list[str]:
+    """``regexes`` without wcmatch's optional trailing ``/``: listed files have none."""
+    return [regex.replace("[/]*?)$", ")$") for regex in regexes]
 
 
 def directory_name_finder(name: str) -> re.Pattern[str]:
@@ -173,6 +178,9 @@ _PLAIN = (
     ("(?!\\.{1,2}(?:$|[/]))", ""),
     ("[/]+", "/"),
     ("[^/]*?", "[^/]*"),
+    # a leading "**/" (after the two above): the same choice, written as re matches it
+    # faster
+    ("^(?s:.*(?:^|/)", "^(?s:(?:.*/)?"),
 )
 
 
