@@ -459,3 +459,28 @@ def test_control_characters_in_a_missing_directory_are_escaped(tmp_path: Path, m
     for raw in ("\x1b", "\x07", "\u202e"):
         assert raw not in observation.text
     assert "d\\x1b]0;x\\x07\\u202e" in observation.text
+
+
+# -- the syntax grep and the policy share (docs/globs.md) -----------------------------
+
+
+@needs_rg
+def test_both_engines_read_braces_and_classes_as_wcmatch_does(tmp_path: Path) -> None:
+    """ripgrep sees only the name part of a pattern, and reads ``{a}`` as ``a``: such a
+    name is not handed to it, so both engines find the file named ``{a}.py``."""
+    make_tree(tmp_path, {"src/{a}.py": 1, "src/a.py": 2, "src/a1.py": 3, "src/.b.py": 4})
+    fast, portable = _both(tmp_path)
+    for pattern, expected in [
+        ("**/{a}.py", ["src/{a}.py"]),
+        ("src/a[[:digit:]].py", ["src/a1.py"]),
+        ("src/{a,a1}.py", ["src/a.py", "src/a1.py"]),
+    ]:
+        assert sorted(fast.call({"pattern": pattern}).files) == expected, pattern
+        assert sorted(portable.call({"pattern": pattern}).files) == expected, pattern
+
+
+def test_a_brace_bomb_is_refused_at_once(tmp_path: Path, make_tool) -> None:
+    make_tree(tmp_path, {"a.py": 1})
+    observation = make_tool(tmp_path).call({"pattern": "**/" + "{a,b}" * 20 + ".py"})
+    assert observation.is_error
+    assert "expands to more than 10,000 patterns" in observation.text, observation.text

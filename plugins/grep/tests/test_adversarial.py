@@ -171,3 +171,44 @@ def test_toolplug_call_prints_no_raw_control_character(tmp_path: Path) -> None:
         assert raw not in typed.stdout
     [line] = json.loads(typed.stdout)["structuredContent"]["lines"]
     assert (line["file"], line["text"]) == (EVIL_NAME, EVIL_LINE)
+
+
+# -- globs: the syntax the glob tool and the policy share (docs/globs.md) ---------------
+
+
+@pytest.mark.parametrize(
+    ("glob", "expected"),
+    [
+        ("x[z-a].py", "backwards range [z-a]; write [a-z]"),
+        ("{a,b}" * 20 + ".py", "expands to more than 10,000 patterns"),
+        ("{" * 40 + "a" + "}" * 40, "nests '{' groups more than 32 deep"),
+        ("src/[a/b].py", "never closed"),
+    ],
+)
+def test_a_glob_too_big_or_malformed_gets_a_clear_error(
+    tmp_path: Path, make_tool, glob: str, expected: str
+) -> None:
+    make_tree(tmp_path, {"src/a.py": "needle\n", "b.py": "needle\n"})
+    observation = make_tool(tmp_path).call({"pattern": "needle", "glob": glob})
+    assert observation.is_error, observation.text
+    assert expected in observation.text, observation.text
+
+
+def test_a_glob_reads_braces_classes_and_dot_files_as_the_glob_tool_does(
+    tmp_path: Path, make_tool
+) -> None:
+    make_tree(
+        tmp_path,
+        {"src/a1.py": "needle\n", "src/{a}.py": "needle\n", "src/a.py": "needle\n",
+         "src/.b.py": "needle\n", "src/c.ts": "needle\n"},
+    )  # fmt: skip
+    tool = make_tool(tmp_path)
+
+    def files(glob: str) -> list[str]:
+        observation = tool.call({"pattern": "needle", "glob": glob, "include_hidden": True})
+        assert not observation.is_error, observation.text
+        return sorted(observation.files)
+
+    assert files("src/{a}.py") == ["src/{a}.py"]  # one item: no group, as in bash
+    assert files("src/a[[:digit:]].py") == ["src/a1.py"]
+    assert files("*.{py,ts}") == ["src/.b.py", "src/a.py", "src/a1.py", "src/c.ts", "src/{a}.py"]

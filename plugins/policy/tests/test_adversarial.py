@@ -583,3 +583,39 @@ def test_an_unknown_key_far_from_any_suggests_nothing() -> None:
     with pytest.raises(PolicyError) as caught:
         loads('[[rules]]\ndecision = "allow"\nzzz = 1\n', file="p.toml")
     assert str(caught.value).endswith("security_risk, reason)")
+
+
+# --- path globs: the syntax glob and grep share (docs/globs.md) ---------------------------
+
+
+def test_a_brace_group_in_a_deny_glob_covers_each_alternative(toolset, workspace: Path) -> None:
+    """``{a,b}`` in a path glob is two globs, as in the glob and grep tools: a deny rule
+    written with braces keeps out both directories, not a directory named '{a,b}'."""
+    for name in ("secrets", "keys", "src"):
+        (workspace / name).mkdir(exist_ok=True)
+        (workspace / name / "x.txt").write_text(f"{name} content\n")
+    policy = loads(
+        '[[rules]]\ndecision = "allow"\ntool = "file_editor"\npath = "**"\n\n'
+        '[[rules]]\ndecision = "deny"\ntool = "file_editor"\npath = "{secrets,keys}/**"\n'
+    )
+    tools = toolset(["file_editor"], policy)
+    for name in ("secrets", "keys"):
+        text = refused(tools.call("file_editor", {"command": "view", "path": f"{name}/x.txt"}))
+        assert f"{name}/x.txt" in text
+        refused(tools.call("file_editor", {"command": "view", "path": name}))
+    assert "src content" in tools.call("file_editor", {"command": "view", "path": "src/x.txt"}).text
+
+
+@pytest.mark.parametrize(
+    ("glob", "message"),
+    [
+        ("{a,b}" * 20, "expands to more than 10,000 patterns"),
+        ("{" * 40 + "a" + "}" * 40, "nests '{' groups more than 32 deep"),
+        ("src/{a,b", "opens a '{' group that is never closed"),
+        ("src/[z-a]", "backwards range [z-a]; write [a-z]"),
+    ],
+)
+def test_a_glob_too_big_or_malformed_is_refused_at_load(glob: str, message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        loads(f'[[rules]]\ndecision = "deny"\npath = {glob!r}\n', file="p.toml")
+    assert message in str(caught.value)

@@ -1,16 +1,15 @@
-"""Glob patterns: split off the literal directory part, compile the rest to a regex.
+"""Glob patterns: split off the literal directory part, compile the rest with wcmatch.
 
-The glob syntax is the shell's with ``globstar``: ``*`` and ``?`` never cross a ``/``,
-``**`` as a whole path segment matches any number of directories (none included),
-``[abc]``, ``[a-z]`` and ``[!abc]`` are character classes, ``{a,b}`` are alternatives
-(they may nest and may hold ``/``; a ``}`` that closes nothing is literal), and a
-backslash makes the next character literal.
-A pattern matches paths relative to the directory it is searched in, in full: ``*.py``
-means the ``.py`` files of that directory only, ``**/*.py`` those at any depth.
+The syntax is the one of every glob in toolplug (docs/globs.md): the shell's with
+``globstar`` and braces, read by wcmatch with :data:`FLAGS`. A pattern matches paths
+relative to the directory it is searched in, in full: ``*.py`` means the ``.py`` files
+of that directory only, ``**/*.py`` those at any depth.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -18,8 +17,6 @@ from toolplug_glob.errors import PatternError
 
 #: Characters that make a path segment a pattern rather than a literal name.
 META = frozenset("*?[{\\")
-#: How deep ``{...}`` groups may nest (the regex engine recurses once per level).
-MAX_NESTING = 32
 #: The longest pattern, in characters. Compiling and matching grow with the size: a
 #: megabyte of ``{a,b,...}`` took a minute, and is past what the OS lets ripgrep's
 #: command line hold. Ten thousand is hundreds of names in one brace group.
@@ -91,130 +88,40 @@ def split_pattern(pattern: str) -> SplitPattern:
 
 def compile_glob(glob: str) -> re.Pattern[str]:
     """Compile a glob (relative, no leading ``/``) to a regex matching whole paths."""
+    problem = syntax_problem(glob)
+    if problem:
+        raise PatternError(f"{quoted(glob)} {problem}")
     try:
-        return re.compile(_Translator(glob).translate(), re.DOTALL)
+        return re.compile("|".join(_files_only(_translate(glob))))
     except (re.error, RecursionError, OverflowError) as exc:  # a limit of the regex engine
         raise PatternError(f"{quoted(glob)} is too complex to match ({exc})") from None
+
+
+def _translate(glob: str) -> list[str]:
+    """The anchored regexes of ``glob``, one per pattern its braces expand to."""
+    try:
+        return glob_regexes(glob)
+    except OverflowError:
+        raise PatternError(
+            f"{quoted(glob)} expands to more than {MAX_EXPANSIONS:,} patterns "
+            "({a,b}{c,d} is four); use fewer brace groups or split it over several calls"
+        ) from None
+
+
+def _files_only(regexes: list[str]) -> list[str]:
+    """``regexes`` without wcmatch's optional trailing ``/``: listed files have none."""
+    return [regex.replace("[/]*?)$", ")$") for regex in regexes]
 
 
 def directory_name_finder(name: str) -> re.Pattern[str]:
     """A regex that finds a *directory* named like the file-name glob ``name``.
 
     It is searched in NUL-joined relative paths ("a/b.py\0c/d.py"): a match is a path
-    segment, followed by ``/``, that ``name`` matches in full. Segments never span a
-    ``/`` or a NUL, so one search over a whole batch answers for every path in it.
+    segment, followed by ``/``, that ``name`` matches in full. The lookahead keeps a
+    match within one segment of one path, so one search answers for a whole batch.
     """
-    body = _Translator(name, separators="/\0").translate()
-    return re.compile(f"(?:^|(?<=[/\0]))(?:{body})/", re.DOTALL)
-
-
-class _Translator:
-    """A one-pass translation of glob syntax to a regular expression."""
-
-    def __init__(self, glob: str, separators: str = "/") -> None:
-        self.glob = glob
-        self.pos = 0
-        self.depth = 0  # open {...} groups
-        #: Characters no ``*``, ``?`` or class may match (regex-escaped, for a class).
-        self.stop = separators
-
-    def translate(self) -> str:
-        out: list[str] = []
-        glob = self.glob
-        while self.pos < len(glob):
-            char = glob[self.pos]
-            if char == "*":
-                out.append(self._star())
-                continue
-            self.pos += 1
-            if char == "?":
-                out.append(f"[^{self.stop}]")
-            elif char == "[":
-                out.append(self._char_class())
-            elif char == "{":
-                self.depth += 1
-                if self.depth > MAX_NESTING:
-                    raise PatternError(
-                        f"{quoted(glob)} nests '{{' groups more than {MAX_NESTING} deep; "
-                        "write fewer nested alternatives, or escape a literal brace as '\\{'"
-                    )
-                out.append("(?:")
-            elif char == "," and self.depth:
-                out.append("|")
-            elif char == "}" and self.depth:
-                self.depth -= 1
-                out.append(")")
-            elif char == "\\":
-                if self.pos >= len(glob):
-                    raise PatternError(f"{quoted(glob)} ends with a lone backslash")
-                out.append(re.escape(glob[self.pos]))
-                self.pos += 1
-            else:
-                out.append(re.escape(char))
-        if self.depth:
-            raise PatternError(
-                f"{quoted(glob)} opens a '{{' group that is never closed; "
-                "write alternatives as {a,b}, or escape a literal brace as '\\{'"
-            )
-        return "".join(out)
-
-    def _star(self) -> str:
-        """``*`` within a segment, or ``**`` as a whole segment (any depth)."""
-        glob, start = self.glob, self.pos
-        end = start
-        while end < len(glob) and glob[end] == "*":
-            end += 1
-        self.pos = end
-        if end - start < 2:
-            return f"[^{self.stop}]*"
-        before = glob[start - 1] if start else "/"
-        after = glob[end] if end < len(glob) else ""
-        boundary_before = before in "/{," if start else True
-        if not boundary_before or after not in ("", "/", ",", "}"):
-            return f"[^{self.stop}]*"  # "a**b" is just a star
-        if after == "/":
-            self.pos += 1
-            # "**/**/" is "**/": one group, not many that backtrack against each other.
-            while glob.startswith("**/", self.pos):
-                self.pos += 3
-            return "(?:.*/)?"  # zero or more directories
-        return ".*"  # the rest of the path, at any depth
-
-    def _char_class(self) -> str:
-        """``[...]`` after its ``[``: a class that never matches ``/``."""
-        glob, start = self.glob, self.pos
-        pos = start
-        negate = pos < len(glob) and glob[pos] in "!^"
-        if negate:
-            pos += 1
-        items: list[str] = []
-        first = True
-        while pos < len(glob) and (glob[pos] != "]" or first):
-            char = glob[pos]
-            if char == "\\" and pos + 1 < len(glob):
-                pos += 1
-                char = glob[pos]
-            if pos + 2 < len(glob) and glob[pos + 1] == "-" and glob[pos + 2] != "]":
-                low, high = char, glob[pos + 2]
-                if low > high:
-                    raise PatternError(
-                        f"the range [{low}-{high}] in {quoted(glob)} is backwards; "
-                        f"write [{high}-{low}]"
-                    )
-                items.append(f"{re.escape(low)}-{re.escape(high)}")
-                pos += 3
-            else:
-                items.append(re.escape(char))
-                pos += 1
-            first = False
-        if pos >= len(glob):
-            raise PatternError(
-                f"'[' at position {start} of {quoted(glob)} is never closed; "
-                "close the class with ']' or escape it as '\\['"
-            )
-        self.pos = pos + 1
-        body = "".join(items)
-        return f"[^{self.stop}{body}]" if negate else f"(?![{self.stop}])[{body}]"
+    bodies = [regex.removeprefix("^").removesuffix("$") for regex in _translate(name)]
+    return re.compile(f"(?:^|(?<=[/\0]))(?=[^/\0]*/)(?:{'|'.join(bodies)})/")
 
 
 def name_glob(glob: str) -> str | None:
@@ -229,9 +136,135 @@ def name_glob(glob: str) -> str | None:
         return None
     if "[" in name and ("{" in name or "}" in name):
         return None
+    # ripgrep reads the same flat groups, but a group without a comma ("{a}", literal
+    # here) or a sequence ("{1..3}") its own way: only flat comma groups go.
+    if "{" in name and ".." in name:
+        return None
+    return name if _FLAT_GROUPS.fullmatch(name) else None
+
+
+#: A name whose ``{...}`` groups are flat and each hold a comma (``*.{ts,tsx}``).
+_FLAT_GROUPS = re.compile(r"(?:[^{}]|\{[^{}]*,[^{}]*\})*")
+
+
+# -- The glob syntax: this block is the same in toolplug_glob.patterns,
+# toolplug_grep.globs and toolplug_policy.paths (plugins import no other plugin);
+# tests/test_glob_agreement.py checks that the three copies are equal. --------------
+
+#: The wcmatch flags of every glob in toolplug (glob, grep and the policy's ``path``
+#: key use the same set; tests/test_glob_agreement.py checks it): ``**`` spans
+#: directories, ``{a,b}`` are alternatives, ``*`` matches a leading dot, and case counts
+#: on every platform. Names of ``wcmatch.glob`` flags: wcmatch is imported when the
+#: first glob is compiled, not when the plugin loads (its import takes longer than the
+#: plugin's own).
+FLAGS = ("GLOBSTAR", "BRACE", "DOTGLOB", "CASE")
+#: How deep ``{...}`` groups may nest.
+MAX_NESTING = 32
+#: How many patterns the ``{...}`` groups of one glob may expand to (``{a,b}{c,d}`` is
+#: four): each is a regex of its own, and they multiply.
+MAX_EXPANSIONS = 10_000
+
+
+#: wcmatch guards its regexes against ``.`` and ``..`` segments and repeated or trailing
+#: ``/``. The paths matched here never have those (ripgrep and ``os.scandir`` list
+#: normal paths, the policy matches resolved ones, with at most one ``/`` added), so
+#: each guard is replaced by its plain equivalent: matching is then two to four times
+#: faster, and what matches is the same (tests/test_glob_agreement.py checks both).
+_PLAIN = (
+    ("(?:(?!(?:[/]|^)(?:\\.{1,2})(?:$|[/])).)*?", ".*"),
+    ("(?!(?:(?<=[/])|(?<=^))(?:\\.{1,2})(?:$|[/]))", ""),
+    ("(?!\\.{1,2}(?:$|[/]))", ""),
+    ("[/]+", "/"),
+    ("[^/]*?", "[^/]*"),
+    # a leading "**/" (after the two above): the same choice, written as re matches it
+    # faster
+    ("^(?s:.*(?:^|/)", "^(?s:(?:.*/)?"),
+)
+
+
+def glob_regexes(glob: str) -> list[str]:
+    """The anchored regexes of a well-formed ``glob``, one per pattern its braces expand
+    to, for normal paths. Raises :class:`OverflowError` past :data:`MAX_EXPANSIONS`."""
+    from wcmatch import glob as wcglob
+
+    flags = functools.reduce(operator.or_, (getattr(wcglob, name) for name in FLAGS))
+    try:
+        regexes = wcglob.translate(glob, flags=flags, limit=MAX_EXPANSIONS)[0]
+    except Exception as exc:  # wcmatch's PatternLimitException, which it does not export
+        if type(exc).__name__ != "PatternLimitException":
+            raise
+        raise OverflowError(f"more than {MAX_EXPANSIONS:,} patterns") from None
+    for guarded, plain in _PLAIN:
+        regexes = [regex.replace(guarded, plain) for regex in regexes]
+    return regexes
+
+
+def syntax_problem(glob: str) -> str | None:
+    """What is wrong with ``glob``, or None when it is well formed.
+
+    wcmatch reads an unclosed ``[`` or ``{`` as a literal character and drops a
+    backwards range without a word; whoever wrote one meant something else, so it is
+    refused with a message that says what to write instead.
+    """
     depth = 0
-    for char in name:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth < 0 or depth > 1:
-            return None
-    return name if depth == 0 else None
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "\\":
+            if i + 1 == len(glob):
+                return "ends with a lone '\\' (a lone backslash escapes nothing); remove it"
+            i += 2
+            continue
+        if char == "[":
+            problem, i = _class_problem(glob, i + 1)
+            if problem:
+                return problem
+            continue
+        if char == "{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return (
+                    f"nests '{{' groups more than {MAX_NESTING} deep; write fewer nested "
+                    "alternatives, or escape a literal brace as '\\{'"
+                )
+        elif char == "}" and depth:
+            depth -= 1
+        i += 1
+    if depth:
+        return (
+            "opens a '{' group that is never closed; write alternatives as {a,b}, "
+            "or escape a literal brace as '\\{'"
+        )
+    return None
+
+
+def _class_problem(glob: str, start: int) -> tuple[str | None, int]:
+    """Check the ``[...]`` whose body starts at ``start``: a problem, and where it ends."""
+    pos = start + (glob[start : start + 1] in ("!", "^"))
+    chars: list[str | None] = []  # the class's characters; None for '-' between two
+    while pos < len(glob) and glob[pos] != "/" and (glob[pos] != "]" or not chars):
+        if glob.startswith("[:", pos) and (end := glob.find(":]", pos + 2)) > 0:
+            chars.append("")  # a POSIX class such as [:alpha:] is no end of a range
+            pos = end + 2
+            continue
+        char = glob[pos]
+        if char == "\\" and pos + 1 < len(glob):
+            pos += 1
+            chars.append(glob[pos])
+        else:
+            chars.append(None if char == "-" and chars else char)
+        pos += 1
+    if pos >= len(glob) or glob[pos] != "]":
+        return (
+            f"has a '[' that is never closed (at position {start - 1}; a class ends "
+            "before the next '/'); close it with ']' or escape it as '\\['",
+            pos,
+        )
+    for k in range(1, len(chars) - 1):
+        low, high = chars[k - 1], chars[k + 1]
+        if chars[k] is None and low and high and low > high:
+            return f"has a backwards range [{low}-{high}]; write [{high}-{low}]", pos + 1
+    return None, pos + 1
+
+
+# -- end of the glob syntax block ----------------------------------------------------

@@ -5,23 +5,28 @@ A glob is matched against the *resolved* path of a call: joined to the workspace
 A path inside the workspace is matched as a relative path (``src/app.py``; the
 workspace itself is ``.``); a path outside it matches only absolute globs.
 
-Glob syntax: ``*`` and ``?`` match within one path segment (dot files included),
-``[abc]``/``[a-z]``/``[!abc]`` are character classes, ``**`` as a whole segment
-matches any number of directories, ``\\`` makes the next character literal. A glob
-matches whole paths from the workspace: ``*.md`` is the top directory's files only,
-``**/*.md`` those at any depth, and ``src/**`` is ``src`` and everything below it. A
-glob starting with ``/`` or ``~`` is absolute. A leading ``!`` excludes: a list
-``["src/**", "!**/.env"]`` matches what some plain glob matches and no ``!`` glob does.
+The syntax is the one of every glob in toolplug (docs/globs.md), read by wcmatch with
+:data:`FLAGS`. A glob matches whole paths from the workspace: ``*.md`` is the top
+directory's files only, ``**/*.md`` those at any depth. A path is also read as a
+directory, so ``src/**`` is ``src`` and everything below it. A glob starting with ``/``
+or ``~`` is absolute. A leading ``!`` excludes: a list ``["src/**", "!**/.env"]``
+matches what some plain glob matches and no ``!`` glob does.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+# Imported with the module, not at the first glob as the glob and grep tools do: a
+# policy compiles its globs when its file is read anyway, and compiling a glob then
+# costs the compile alone, not a 50-300 ms import (property tests time each example).
+import wcmatch.glob  # noqa: F401
 
 # (Re-exported: the loading and the tests import it from here.)
 from toolplug_policy.errors import GlobError as GlobError
@@ -39,10 +44,19 @@ class Glob:
     def matches(self, target: ResolvedPath) -> bool:
         """Whether the glob matches the resolved path (absolute or workspace-relative)."""
         if self.absolute:
-            return self.regex.fullmatch(target.absolute) is not None
+            return self.regex.fullmatch(_as_directory(target.absolute)) is not None
         if target.relative is None:
             return False
-        return self.regex.fullmatch(target.relative) is not None
+        return self.regex.fullmatch(_as_directory(target.relative)) is not None
+
+
+def _as_directory(path: str) -> str:
+    """``path`` with a ``/`` after it, the workspace ("") and the root as they are.
+
+    wcmatch lets a glob match a path with trailing slashes as it matches the path, and
+    ``src/**`` matches ``src/``: a path is then matched as a file and as a directory.
+    """
+    return path if path in ("", "/") else path + "/"
 
 
 @dataclass(frozen=True)
@@ -157,80 +171,18 @@ def compile_glob(text: str) -> Glob:
         )
     if not segments:  # "/" or "."
         return Glob(text, negated, absolute, re.compile("/" if absolute else ""))
-    return Glob(text, negated, absolute, re.compile(_translate(segments, absolute, text)))
-
-
-def _translate(segments: list[str], absolute: bool, text: str) -> str:
-    out = "/" if absolute else ""
-    last = len(segments) - 1
-    for i, segment in enumerate(segments):
-        if segment == "**":
-            if i == last:
-                # "src/**" is src and everything below; a lone "**" is every path.
-                out = out[:-1] + "(?:/.*)?" if i and not out.endswith("(?:.*/)?") else out + ".*"
-            else:
-                out += "(?:.*/)?"
-            continue
-        out += _segment(segment, text)
-        if i != last:
-            out += "/"
-    return out
-
-
-def _segment(segment: str, text: str) -> str:
-    """One path segment's glob as a regex that never crosses a ``/``."""
-    out: list[str] = []
-    i, n = 0, len(segment)
-    while i < n:
-        c = segment[i]
-        i += 1
-        if c == "*":
-            while i < n and segment[i] == "*":
-                i += 1
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "\\":
-            if i == n:
-                raise GlobError(f"the glob {text!r} ends with a lone '\\'")
-            out.append(re.escape(segment[i]))
-            i += 1
-        elif c == "[":
-            end, cls = _char_class(segment, i, text)
-            out.append(cls)
-            i = end
-        else:
-            out.append(re.escape(c))
-    return "".join(out)
-
-
-def _char_class(segment: str, i: int, text: str) -> tuple[int, str]:
-    """The ``[...]`` starting after index ``i - 1``: where it ends, and its regex."""
-    j = i
-    negate = j < len(segment) and segment[j] in "!^"
-    if negate:
-        j += 1
-    start = j
-    if j < len(segment) and segment[j] == "]":  # "[]a]": a leading ']' is literal
-        j += 1
-    while j < len(segment) and segment[j] != "]":
-        j += 1
-    if j >= len(segment):
-        raise GlobError(f"the glob {text!r} has a '[' that is never closed")
-    body = segment[start:j]
-    parts = []
-    k = 0
-    while k < len(body):
-        if k + 2 < len(body) and body[k + 1] == "-":
-            low, high = body[k], body[k + 2]
-            if low > high:
-                raise GlobError(f"the glob {text!r} has a backwards range '{low}-{high}'")
-            parts.append(f"{re.escape(low)}-{re.escape(high)}")
-            k += 3
-        else:
-            parts.append(re.escape(body[k]))
-            k += 1
-    return j + 1, f"[{'^/' if negate else ''}{''.join(parts)}]"
+    problem = syntax_problem(body)
+    if problem:
+        raise GlobError(f"the glob {text!r} {problem}")
+    body = ("/" if absolute else "") + "/".join(segments)  # no "." or empty segments
+    try:
+        regexes = glob_regexes(body)
+    except OverflowError:
+        raise GlobError(
+            f"the glob {text!r} expands to more than {MAX_EXPANSIONS:,} patterns "
+            "({a,b}{c,d} is four); use fewer brace groups"
+        ) from None
+    return Glob(text, negated, absolute, re.compile("|".join(regexes)))
 
 
 def workspace_of(workspace: Path | None) -> str:
@@ -242,3 +194,126 @@ def workspace_of(workspace: Path | None) -> str:
 def _real(directory: str) -> str:
     # A tool's workspace is fixed when it is created: resolve it once, not per call.
     return os.path.realpath(directory)
+
+
+# -- The glob syntax: this block is the same in toolplug_glob.patterns,
+# toolplug_grep.globs and toolplug_policy.paths (plugins import no other plugin);
+# tests/test_glob_agreement.py checks that the three copies are equal. --------------
+
+#: The wcmatch flags of every glob in toolplug (glob, grep and the policy's ``path``
+#: key use the same set; tests/test_glob_agreement.py checks it): ``**`` spans
+#: directories, ``{a,b}`` are alternatives, ``*`` matches a leading dot, and case counts
+#: on every platform. Names of ``wcmatch.glob`` flags: wcmatch is imported when the
+#: first glob is compiled, not when the plugin loads (its import takes longer than the
+#: plugin's own).
+FLAGS = ("GLOBSTAR", "BRACE", "DOTGLOB", "CASE")
+#: How deep ``{...}`` groups may nest.
+MAX_NESTING = 32
+#: How many patterns the ``{...}`` groups of one glob may expand to (``{a,b}{c,d}`` is
+#: four): each is a regex of its own, and they multiply.
+MAX_EXPANSIONS = 10_000
+
+
+#: wcmatch guards its regexes against ``.`` and ``..`` segments and repeated or trailing
+#: ``/``. The paths matched here never have those (ripgrep and ``os.scandir`` list
+#: normal paths, the policy matches resolved ones, with at most one ``/`` added), so
+#: each guard is replaced by its plain equivalent: matching is then two to four times
+#: faster, and what matches is the same (tests/test_glob_agreement.py checks both).
+_PLAIN = (
+    ("(?:(?!(?:[/]|^)(?:\\.{1,2})(?:$|[/])).)*?", ".*"),
+    ("(?!(?:(?<=[/])|(?<=^))(?:\\.{1,2})(?:$|[/]))", ""),
+    ("(?!\\.{1,2}(?:$|[/]))", ""),
+    ("[/]+", "/"),
+    ("[^/]*?", "[^/]*"),
+    # a leading "**/" (after the two above): the same choice, written as re matches it
+    # faster
+    ("^(?s:.*(?:^|/)", "^(?s:(?:.*/)?"),
+)
+
+
+def glob_regexes(glob: str) -> list[str]:
+    """The anchored regexes of a well-formed ``glob``, one per pattern its braces expand
+    to, for normal paths. Raises :class:`OverflowError` past :data:`MAX_EXPANSIONS`."""
+    from wcmatch import glob as wcglob
+
+    flags = functools.reduce(operator.or_, (getattr(wcglob, name) for name in FLAGS))
+    try:
+        regexes = wcglob.translate(glob, flags=flags, limit=MAX_EXPANSIONS)[0]
+    except Exception as exc:  # wcmatch's PatternLimitException, which it does not export
+        if type(exc).__name__ != "PatternLimitException":
+            raise
+        raise OverflowError(f"more than {MAX_EXPANSIONS:,} patterns") from None
+    for guarded, plain in _PLAIN:
+        regexes = [regex.replace(guarded, plain) for regex in regexes]
+    return regexes
+
+
+def syntax_problem(glob: str) -> str | None:
+    """What is wrong with ``glob``, or None when it is well formed.
+
+    wcmatch reads an unclosed ``[`` or ``{`` as a literal character and drops a
+    backwards range without a word; whoever wrote one meant something else, so it is
+    refused with a message that says what to write instead.
+    """
+    depth = 0
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "\\":
+            if i + 1 == len(glob):
+                return "ends with a lone '\\' (a lone backslash escapes nothing); remove it"
+            i += 2
+            continue
+        if char == "[":
+            problem, i = _class_problem(glob, i + 1)
+            if problem:
+                return problem
+            continue
+        if char == "{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return (
+                    f"nests '{{' groups more than {MAX_NESTING} deep; write fewer nested "
+                    "alternatives, or escape a literal brace as '\\{'"
+                )
+        elif char == "}" and depth:
+            depth -= 1
+        i += 1
+    if depth:
+        return (
+            "opens a '{' group that is never closed; write alternatives as {a,b}, "
+            "or escape a literal brace as '\\{'"
+        )
+    return None
+
+
+def _class_problem(glob: str, start: int) -> tuple[str | None, int]:
+    """Check the ``[...]`` whose body starts at ``start``: a problem, and where it ends."""
+    pos = start + (glob[start : start + 1] in ("!", "^"))
+    chars: list[str | None] = []  # the class's characters; None for '-' between two
+    while pos < len(glob) and glob[pos] != "/" and (glob[pos] != "]" or not chars):
+        if glob.startswith("[:", pos) and (end := glob.find(":]", pos + 2)) > 0:
+            chars.append("")  # a POSIX class such as [:alpha:] is no end of a range
+            pos = end + 2
+            continue
+        char = glob[pos]
+        if char == "\\" and pos + 1 < len(glob):
+            pos += 1
+            chars.append(glob[pos])
+        else:
+            chars.append(None if char == "-" and chars else char)
+        pos += 1
+    if pos >= len(glob) or glob[pos] != "]":
+        return (
+            f"has a '[' that is never closed (at position {start - 1}; a class ends "
+            "before the next '/'); close it with ']' or escape it as '\\['",
+            pos,
+        )
+    for k in range(1, len(chars) - 1):
+        low, high = chars[k - 1], chars[k + 1]
+        if chars[k] is None and low and high and low > high:
+            return f"has a backwards range [{low}-{high}]; write [{high}-{low}]", pos + 1
+    return None, pos + 1
+
+
+# -- end of the glob syntax block ----------------------------------------------------
