@@ -1,18 +1,14 @@
 """glob, grep and the policy read a glob the same way (docs/globs.md).
 
-The three plugins cannot import each other, so each holds the same block of glob code
-(the wcmatch flags, the limits, the syntax checks): these tests check that the three
-blocks are one text, and, on generated globs and paths, that the three tools match the
-same paths and refuse the same globs, as wcmatch itself matches them.
+The three plugins compile globs with the core's one glob syntax, ``toolplug.globs``:
+these tests check that each uses it, and, on generated globs and paths, that the three
+tools match the same paths and refuse the same globs, as wcmatch itself matches them.
 """
 
 from __future__ import annotations
 
-import inspect
-import re
-from types import ModuleType
-
 import pytest
+import toolplug.globs as core_globs
 import toolplug_glob.patterns as glob_patterns
 import toolplug_grep.globs as grep_globs
 import toolplug_policy.paths as policy_paths
@@ -21,24 +17,16 @@ from toolplug_grep.query import PatternError as GrepPatternError
 from wcmatch import glob as wcglob
 
 MODULES = (glob_patterns, grep_globs, policy_paths)
-_BLOCK = re.compile(r"# -- The glob syntax.*?# -- end of the glob syntax block", re.DOTALL)
 
 
-def _block(module: ModuleType) -> str:
-    found = _BLOCK.search(inspect.getsource(module))
-    assert found, f"{module.__name__} has no glob syntax block"
-    return found.group()
-
-
-def test_the_three_blocks_are_one_text() -> None:
-    glob_block, grep_block, policy_block = (_block(module) for module in MODULES)
-    assert glob_block == grep_block == policy_block
-    assert "def syntax_problem" in glob_block and "FLAGS = " in glob_block
+def test_the_three_tools_use_the_one_glob_syntax() -> None:
+    for module in MODULES:
+        assert module.glob_regexes is core_globs.glob_regexes, module.__name__
+        assert module.syntax_problem is core_globs.syntax_problem, module.__name__
 
 
 def test_the_flags_are_wcmatchs_globstar_braces_dotglob_case() -> None:
-    for module in MODULES:
-        assert module.FLAGS == ("GLOBSTAR", "BRACE", "DOTGLOB", "CASE"), module.__name__
+    assert core_globs.FLAGS == ("GLOBSTAR", "BRACE", "DOTGLOB", "CASE")
 
 
 def test_every_plain_replacement_still_applies() -> None:
@@ -47,14 +35,14 @@ def test_every_plain_replacement_still_applies() -> None:
     translated = "".join(
         wcglob.translate(glob, flags=_flags())[0][0] for glob in ("**/*.py", "[ab]/*")
     )
-    for guarded, plain in glob_patterns._PLAIN:  # in order: a later one needs the earlier
+    for guarded, plain in core_globs._PLAIN:  # in order: a later one needs the earlier
         assert guarded in translated, guarded
         translated = translated.replace(guarded, plain)
 
 
 def _flags() -> int:
     flags = 0
-    for name in glob_patterns.FLAGS:
+    for name in core_globs.FLAGS:
         flags |= getattr(wcglob, name)
     return flags
 
