@@ -131,6 +131,46 @@ def test_a_bad_schema_leaves_out_its_tool_alone(caplog: pytest.LogCaptureFixture
         assert toolset.call("echo", {"text": "hi"}).text == "hi"
 
 
+DEEP_SERVER = Path(__file__).parent / "servers" / "deep_server.py"
+
+
+@pytest.mark.parametrize("depth", [200, 5_000])
+@pytest.mark.parametrize("transport", ["stdio", "http", "http-sse"])
+def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
+    caplog: pytest.LogCaptureFixture, transport: str, depth: int
+) -> None:
+    # The SDK's JSON reader stops at 200 levels for the whole message: the tool list
+    # must be cut down before it reads it, or the whole server is lost.
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    command = [sys.executable, str(DEEP_SERVER), str(depth)]
+    proc = None
+    if transport == "stdio":
+        server: dict[str, Any] = {"command": command[0], "args": command[1:]}
+    else:
+        port = free_port()
+        proc = subprocess.Popen([*command, transport.removeprefix("http-"), str(port)])
+        wait_for_port(port, proc)
+        server = {"url": f"http://127.0.0.1:{port}/mcp"}
+    try:
+        spec = Tool("mcp", {"config": {"mcpServers": {"d": server}}, "init_timeout": 30})
+        with (
+            caplog.at_level("WARNING", logger="toolplug.mcp"),
+            Toolset.load([spec], registry=registry_from(toolplug_mcp)) as toolset,
+        ):
+            assert set(toolset) == {"echo", "shout"}
+            assert "tool 'deep' of MCP server 'd' left out" in caplog.text
+            assert toolset.call("echo", {"text": "still here"}).text == "still here"
+            assert toolset.call("shout", {"text": "hi"}).text == "HI"
+    finally:
+        if proc is not None:
+            stop(proc)
+
+
 def test_a_pattern_re2_cannot_run_is_left_to_the_server(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
