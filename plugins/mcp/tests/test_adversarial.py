@@ -171,6 +171,28 @@ def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
             stop(proc)
 
 
+def test_a_ten_megabyte_deep_tool_list_is_mended_in_bounded_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # 10 MB of strings inside the deep tool's entry: all of it walked to find the end.
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    server = {"command": sys.executable, "args": [str(DEEP_SERVER), "5000"]}
+    server["env"] = {"DEEP_PAD_MB": "10"}
+    spec = Tool("mcp", {"config": {"mcpServers": {"d": server}}, "init_timeout": 120})
+    with (
+        caplog.at_level("WARNING", logger="toolplug.mcp"),
+        Toolset.load([spec], registry=registry_from(toolplug_mcp)) as toolset,
+    ):
+        assert set(toolset) == {"echo", "shout"}
+        assert "tool 'deep' of MCP server 'd' left out" in caplog.text
+        assert toolset.call("echo", {"text": "ok"}).text == "ok"
+
+
 def test_a_pattern_re2_cannot_run_is_left_to_the_server(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

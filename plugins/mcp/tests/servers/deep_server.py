@@ -5,6 +5,9 @@ python deep_server.py DEPTH              # over stdio
 python deep_server.py DEPTH http PORT    # over streamable HTTP on 127.0.0.1:PORT/mcp
 python deep_server.py DEPTH sse PORT     # the same, answering tools/list as an SSE event
 
+With ``DEEP_PAD_MB=N`` in the environment, the deep tool's entry also carries about N MB
+of short strings (in its ``_meta``), to make the list big as well as deep.
+
 Its tools: ``deep`` (an input schema DEPTH levels deep, arrays of arrays, written as
 text: Python's own JSON writer stops at 1,000), and two well-behaved ones, ``echo``
 and ``shout``, listed after it. Over HTTP each POST is answered with JSON (or, with
@@ -14,6 +17,7 @@ and ``shout``, listed after it. Over HTTP each POST is answered with JSON (or, w
 from __future__ import annotations
 
 import json
+import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -35,7 +39,11 @@ def tools_json() -> str:
         {"name": "echo", "description": "Return the text.", "inputSchema": TEXT_ARG},
         {"name": "shout", "description": "Return the text upper-cased.", "inputSchema": TEXT_ARG},
     ]
-    deep = '{"name": "deep", "description": "Nested far too deep.", "inputSchema": '
+    deep = '{"name": "deep", "description": "Nested far too deep.", '
+    pad_mb = int(os.environ.get("DEEP_PAD_MB") or 0)
+    if pad_mb:
+        deep += '"_meta": {"pad": [' + ", ".join(['"padding"'] * (pad_mb * 92_000)) + "]}, "
+    deep += '"inputSchema": '
     deep += deep_schema(DEPTH) + "}"
     return "[" + ", ".join([deep, *(json.dumps(tool) for tool in well)]) + "]"
 
