@@ -34,9 +34,13 @@ ENTRY_DEPTH = 65
 #: second of CPU on a slow machine; a bigger one is refused unread.
 MAX_MENDED = 16_000_000
 
-# Strings (escapes and all), runs of openings, runs of closings, colons and commas;
-# numbers, literals and white space are skipped over.
+# Down to an entry's members: strings (escapes and all), runs of openings, runs of
+# closings, colons and commas; numbers, literals and white space are skipped over.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]+|[\]}]+|[:,]', re.DOTALL)
+# Inside an entry, only the nesting counts: everything up to the next run of openings
+# or closings is skipped in one match (a string unterminated, or the end, stops it). No
+# part of it can fail to match, so the engine never backtracks: linear time.
+_SKIP = re.compile(r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[^"\[\]{}]+)*([\[{]+|[\]}]+|"|\Z)', re.DOTALL)
 
 # The SDK's client transport modules, and how each reaches the message reader:
 # stdio and SSE through the ``mcp_types`` module (named ``types`` there), streamable
@@ -61,8 +65,22 @@ def mend_tool_list(text: str) -> str | None:
     cuts: list[tuple[int, int, str | None]] = []  # (start, end, tool name) of deep entries
     entry_start = deepest = 0
     name: str | None = None
-    for match in _TOKEN.finditer(text):
-        token = match.group()
+    position = 0
+    while True:
+        if level > 4:
+            match = _SKIP.match(text, position)
+            assert match is not None  # it matches everywhere (see _SKIP)
+            token, at = match.group(1), match.start(1)
+            if token == "":
+                break
+            if token == '"':
+                return None  # an unterminated string: left to the SDK to refuse
+        else:
+            found = _TOKEN.search(text, position)
+            if found is None:
+                break
+            match, token, at = found, found.group(), found.start()
+        position = match.end()
         first = token[0]
         if first == "{" or first == "[":
             for offset, opener in enumerate(token):
@@ -74,7 +92,7 @@ def mend_tool_list(text: str) -> str | None:
                 if level == 3:
                     in_list = opener == "[" and keys[1] == "result" and keys[2] == "tools"
                 elif level == 4 and in_list:  # an entry begins
-                    entry_start, deepest, name = match.start() + offset, 1, None
+                    entry_start, deepest, name = at + offset, 1, None
                 keys[level], value_next[level] = None, False
         elif first == "}" or first == "]":
             inside = min(len(token), max(level - 4, 0))
@@ -84,9 +102,7 @@ def mend_tool_list(text: str) -> str | None:
                 if level < 0:
                     return None  # not JSON: left to the SDK to refuse
                 if level == 3 and in_list and deepest > ENTRY_DEPTH:
-                    cuts.append((entry_start, match.start() + offset + 1, name))
-        elif level > 4:
-            continue
+                    cuts.append((entry_start, at + offset + 1, name))
         elif first == ":":
             value_next[level] = True
         elif first == ",":
