@@ -171,6 +171,34 @@ def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
             stop(proc)
 
 
+def test_mending_a_tool_list_reads_strings_and_odd_entries_as_json_does() -> None:
+    # Brackets and escaped quotes inside strings are text, not nesting; an entry that is
+    # not an object or has no name is cut all the same; the SDK reads what is left.
+    import mcp_types
+    from toolplug_mcp.client.wire import TOO_DEEP, MendingReader, mend_tool_list
+
+    deep = "[" * 300 + "]" * 300
+    tricky = '{"name": "a\\"]}]}", "description": "[[[{{{\\\\", "inputSchema": {}}'
+    text = (
+        '{"jsonrpc": "2.0", "id": 7, "result": {"tools": ['
+        f'{tricky}, {{"inputSchema": {deep}}}, {deep}, '
+        f'{{"name": "b", "inputSchema": {{"x": {deep}}}}}], "nextCursor": "]]"}}}}'
+    )
+    read = MendingReader(mcp_types.jsonrpc_message_adapter).validate_json(text, by_name=False)
+    tools = read.result["tools"]
+    assert tools[0]["name"] == 'a"]}]}' and tools[0]["description"] == "[[[{{{\\"
+    assert [t["name"] for t in tools[1:]] == [
+        "(unnamed deep tool 1)",
+        "(unnamed deep tool 2)",
+        "b",
+    ]
+    assert all(TOO_DEEP in t["inputSchema"] for t in tools[1:])
+    assert read.result["nextCursor"] == "]]"
+    # Not a tool list, or deep outside its entries: nothing to mend.
+    assert mend_tool_list('{"result": {"other": [' + deep + "]}}") is None
+    assert mend_tool_list('{"result": {"tools": [], "_meta": ' + deep + "}}") is None
+
+
 def test_a_ten_megabyte_deep_tool_list_is_mended_in_bounded_time(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
