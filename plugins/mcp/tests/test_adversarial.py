@@ -131,6 +131,96 @@ def test_a_bad_schema_leaves_out_its_tool_alone(caplog: pytest.LogCaptureFixture
         assert toolset.call("echo", {"text": "hi"}).text == "hi"
 
 
+DEEP_SERVER = Path(__file__).parent / "servers" / "deep_server.py"
+
+
+@pytest.mark.parametrize("depth", [200, 5_000])
+@pytest.mark.parametrize("transport", ["stdio", "http", "http-sse"])
+def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
+    caplog: pytest.LogCaptureFixture, transport: str, depth: int
+) -> None:
+    # The SDK's JSON reader stops at 200 levels for the whole message: the tool list
+    # must be cut down before it reads it, or the whole server is lost.
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    command = [sys.executable, str(DEEP_SERVER), str(depth)]
+    proc = None
+    if transport == "stdio":
+        server: dict[str, Any] = {"command": command[0], "args": command[1:]}
+    else:
+        port = free_port()
+        proc = subprocess.Popen([*command, transport.removeprefix("http-"), str(port)])
+        wait_for_port(port, proc)
+        server = {"url": f"http://127.0.0.1:{port}/mcp"}
+    try:
+        spec = Tool("mcp", {"config": {"mcpServers": {"d": server}}, "init_timeout": 30})
+        with (
+            caplog.at_level("WARNING", logger="toolplug.mcp"),
+            Toolset.load([spec], registry=registry_from(toolplug_mcp)) as toolset,
+        ):
+            assert set(toolset) == {"echo", "shout"}
+            assert "tool 'deep' of MCP server 'd' left out" in caplog.text
+            assert toolset.call("echo", {"text": "still here"}).text == "still here"
+            assert toolset.call("shout", {"text": "hi"}).text == "HI"
+    finally:
+        if proc is not None:
+            stop(proc)
+
+
+def test_mending_a_tool_list_reads_strings_and_odd_entries_as_json_does() -> None:
+    # Brackets and escaped quotes inside strings are text, not nesting; an entry that is
+    # not an object or has no name is cut all the same; the SDK reads what is left.
+    import mcp_types
+    from toolplug_mcp.client.wire import TOO_DEEP, MendingReader, mend_tool_list
+
+    deep = "[" * 300 + "]" * 300
+    tricky = '{"name": "a\\"]}]}", "description": "[[[{{{\\\\", "inputSchema": {}}'
+    text = (
+        '{"jsonrpc": "2.0", "id": 7, "result": {"tools": ['
+        f'{tricky}, {{"inputSchema": {deep}}}, {deep}, '
+        f'{{"name": "b", "inputSchema": {{"x": {deep}}}}}], "nextCursor": "]]"}}}}'
+    )
+    read = MendingReader(mcp_types.jsonrpc_message_adapter).validate_json(text, by_name=False)
+    tools = read.result["tools"]
+    assert tools[0]["name"] == 'a"]}]}' and tools[0]["description"] == "[[[{{{\\"
+    assert [t["name"] for t in tools[1:]] == [
+        "(unnamed deep tool 1)",
+        "(unnamed deep tool 2)",
+        "b",
+    ]
+    assert all(TOO_DEEP in t["inputSchema"] for t in tools[1:])
+    assert read.result["nextCursor"] == "]]"
+    # Not a tool list, or deep outside its entries: nothing to mend.
+    assert mend_tool_list('{"result": {"other": [' + deep + "]}}") is None
+    assert mend_tool_list('{"result": {"tools": [], "_meta": ' + deep + "}}") is None
+
+
+def test_a_ten_megabyte_deep_tool_list_is_mended_in_bounded_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # 10 MB of strings inside the deep tool's entry: all of it walked to find the end.
+    import sys
+
+    import toolplug_mcp
+    from toolplug import Tool, Toolset
+    from toolplug.testing import registry_from
+
+    server = {"command": sys.executable, "args": [str(DEEP_SERVER), "5000"]}
+    server["env"] = {"DEEP_PAD_MB": "10"}
+    spec = Tool("mcp", {"config": {"mcpServers": {"d": server}}, "init_timeout": 120})
+    with (
+        caplog.at_level("WARNING", logger="toolplug.mcp"),
+        Toolset.load([spec], registry=registry_from(toolplug_mcp)) as toolset,
+    ):
+        assert set(toolset) == {"echo", "shout"}
+        assert "tool 'deep' of MCP server 'd' left out" in caplog.text
+        assert toolset.call("echo", {"text": "ok"}).text == "ok"
+
+
 def test_a_pattern_re2_cannot_run_is_left_to_the_server(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -3,8 +3,9 @@
 
 python unreadable_server.py
 
-Its one tool's input schema nests 250 levels deep, so its ``tools/list`` answer is a
-line no SDK client can parse.
+Its ``tools/list`` answer carries ``_meta`` nested 250 levels deep, outside every tool
+entry: no tool can be cut out to make the rest readable, so the line is one no SDK
+client can parse, mended or not.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 node: dict[str, Any] = {"type": "string"}
 for _ in range(250):
     node = {"type": "array", "items": node}
-TOOLS = [{"name": "deeper", "inputSchema": {"type": "object", "properties": {"grid": node}}}]
+TOOLS = [{"name": "shallow", "inputSchema": {"type": "object", "properties": {}}}]
 SERVER = {"name": "unreadable", "version": "1"}
 
 for line in sys.stdin:
@@ -28,5 +29,5 @@ for line in sys.stdin:
         result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}
         result["serverInfo"] = SERVER
     elif message["method"] == "tools/list":
-        result = {"tools": TOOLS}
+        result = {"tools": TOOLS, "_meta": {"grid": node}}
     print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)

@@ -5,6 +5,7 @@
 :mod:`~toolplug_mcp.client.stderr` a stdio server's last words,
 :mod:`~toolplug_mcp.client.oauth` the OAuth sign-in of a remote server,
 :mod:`~toolplug_mcp.client.unauthorized` what its HTTP 401 means,
+:mod:`~toolplug_mcp.client.wire` what it reads before the MCP SDK does,
 :mod:`~toolplug_mcp.client.tasks` and :mod:`~toolplug_mcp.client.tasks_2025` the
 tools that run as tasks, :mod:`~toolplug_mcp.client.handlers` the host's handlers a
 server may turn to, :mod:`~toolplug_mcp.client.changes` and :mod:`~toolplug_mcp.client.listen` the

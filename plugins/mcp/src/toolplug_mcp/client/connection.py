@@ -37,6 +37,7 @@ from toolplug_mcp.client.tasks import (
     task_support,
 )
 from toolplug_mcp.client.tasks_2025 import call_as_task, serves_tasks
+from toolplug_mcp.client.wire import guard as mend_deep_tool_lists
 from toolplug_mcp.errors import (
     CallRefused,
     CallTimedOut,
@@ -169,6 +170,8 @@ class ServerConnection:
     async def _open(self) -> None:
         from fastmcp import Client
 
+        # A tool list nested past what the SDK reads loses only its deep tools.
+        mend_deep_tool_lists(self.spec.transport)
         tail = StderrTail() if self.spec.transport == "stdio" else None
         if self.spec.oauth is not None and self._auth is None:
             from toolplug_mcp.client.oauth import make_auth

@@ -7,8 +7,9 @@ Defaults, bounds, formats, ``additionalProperties``, titles and descriptions all
 The declared ``$schema`` is kept apart (:func:`dialect`): the MCP export gives it back.
 
 A listed tool whose schema cannot be used (not a valid JSON schema, or nested deeper
-than :data:`MAX_DEPTH`) is left out alone, with a warning naming it
-(:func:`usable_tools`); the server's other tools stay. Arguments are validated with
+than :data:`MAX_DEPTH`, even past what the MCP SDK reads: :mod:`~toolplug_mcp.client.wire`
+cuts those out before the SDK reads the list) is left out alone, with a warning naming
+it (:func:`usable_tools`); the server's other tools stay. Arguments are validated with
 the server's regular expressions run by RE2 (:mod:`~toolplug_mcp.client.patterns`).
 """
 
@@ -23,6 +24,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 
 from toolplug_mcp.client.patterns import linear_validator, prepare
+from toolplug_mcp.client.wire import TOO_DEEP
 
 log = logging.getLogger("toolplug.mcp")
 
@@ -115,6 +117,8 @@ def schema_problem(schema: Any) -> str | None:
         return None
     if not isinstance(schema, dict):
         return f"its schema is a {type(schema).__name__}, not an object"
+    if TOO_DEEP in schema:  # cut from a list the MCP SDK could not read (see wire)
+        return f"its listing nests deeper than {MAX_DEPTH} levels, past what the MCP SDK reads"
     if depth(schema) > MAX_DEPTH:
         return f"its schema nests deeper than {MAX_DEPTH} levels"
     try:
