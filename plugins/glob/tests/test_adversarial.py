@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -459,3 +461,36 @@ def test_control_characters_in_a_missing_directory_are_escaped(tmp_path: Path, m
     for raw in ("\x1b", "\x07", "\u202e"):
         assert raw not in observation.text
     assert "d\\x1b]0;x\\x07\\u202e" in observation.text
+
+
+# -- params: described and bounded in create()'s annotations -------------------------------
+
+
+def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real command line, with only this plugin enabled."""
+    env = {**os.environ, "TOOLPLUG_PLUGINS": "glob"}
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
+    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "glob"]
+    properties = listed["params"]["properties"]
+    assert properties
+    assert [n for n, p in properties.items() if not p.get("description")] == []
+
+
+def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
+    done = _toolplug("call", "glob", "{}", "--param", "timeout=Infinity", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert "Invalid params for tool 'glob'" in done.stderr and "- timeout: " in done.stderr

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -171,3 +173,36 @@ def test_toolplug_call_prints_no_raw_control_character(tmp_path: Path) -> None:
         assert raw not in typed.stdout
     [line] = json.loads(typed.stdout)["structuredContent"]["lines"]
     assert (line["file"], line["text"]) == (EVIL_NAME, EVIL_LINE)
+
+
+# -- params: described and bounded in create()'s annotations -------------------------------
+
+
+def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real command line, with only this plugin enabled."""
+    env = {**os.environ, "TOOLPLUG_PLUGINS": "grep"}
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
+    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "grep"]
+    properties = listed["params"]["properties"]
+    assert properties
+    assert [n for n, p in properties.items() if not p.get("description")] == []
+
+
+def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
+    done = _toolplug("call", "grep", "{}", "--param", "default_limit=0", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert "Invalid params for tool 'grep'" in done.stderr and "- default_limit: " in done.stderr
