@@ -23,6 +23,7 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
@@ -143,10 +144,7 @@ def _read_params(factory: Callable[..., Any]) -> FactoryParams:
         signature = inspect.signature(factory)
     except (TypeError, ValueError):  # a builtin, say: anything goes, nothing is checked
         return FactoryParams((), (), True, {**NO_PARAMS.schema, "additionalProperties": True}, None)
-    try:
-        hints = _type_hints(factory)
-    except TypeError:
-        hints = {}
+    hints = _resolved_hints(factory)
     docs: dict[str, str] | None = None  # read only when a param has no description
     names: list[str] = []
     required: list[str] = []
@@ -186,6 +184,26 @@ def _read_params(factory: Callable[..., Any]) -> FactoryParams:
     return FactoryParams(
         tuple(names), tuple(required), takes_any, schema, _strict_model(title, fields)
     )
+
+
+def _resolved_hints(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The factory's resolved annotations; when some do not resolve (the context's type,
+    imported only for type checking), each of the others on its own."""
+    try:
+        return _type_hints(factory)
+    except TypeError:
+        pass
+    target = getattr(factory, "__func__", factory)
+    if not inspect.isfunction(target):
+        return {}
+    hints: dict[str, Any] = {}
+    for name, annotation in inspect.get_annotations(target).items():
+        alone = SimpleNamespace(__annotations__={name: annotation}, __globals__=target.__globals__)
+        try:
+            hints.update(typing.get_type_hints(alone, include_extras=True))
+        except Exception:  # this one names a type it cannot see: read as any value
+            continue
+    return hints
 
 
 def _strict_model(title: str, fields: dict[str, Any]) -> type[BaseModel] | None:
