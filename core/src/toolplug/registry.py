@@ -393,7 +393,7 @@ class ToolRegistry:
         run one by one until one creates it, and the tools of those that did not are
         closed at once. A factory that fails, or does not take ``params``, is passed over.
 
-        The caller closes what it gets (``with registry.find(...) as found:``): the
+        The caller closes what it gets (``with registry.find(...) as tool:``): the
         factory's other tools may share the found tool's resources (a server). Raises
         :class:`UnknownToolError` when no tool has the name, and :class:`ToolError`
         (:class:`ToolParamsError` for params) when the tool cannot be created or the
