@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from toolplug.errors import ToolError, UnknownToolError
+from toolplug.errors import ToolError
 from toolplug.guard_options import OptionsCommand, given_settings
 
 plugins_option = click.option(
@@ -254,7 +254,6 @@ def _list_factories(registry: Any, created: list[tuple[Any, Any]]) -> None:
 def _list_params(plugins: str | None, as_json: bool) -> None:
     """Every registered tool with the params its ``create`` (or factory) takes."""
     from toolplug.arguments import describe_schema
-    from toolplug.params import factory_of, params_schema
     from toolplug.registry import ToolRegistry
 
     try:
@@ -265,7 +264,7 @@ def _list_params(plugins: str | None, as_json: bool) -> None:
     for report in registry.reports:
         if report.status == "broken":
             _echo(f"warning: plugin {report.name} is broken: {report.error}", err=True)
-    listed = [(entry, params_schema(factory_of(entry.target, entry.kind))) for entry in registry]
+    listed = [(entry, entry.params.schema) for entry in registry]
     if as_json:
         rows = [
             {
@@ -321,32 +320,6 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
     return params
 
 
-def _created_by_a_factory(
-    registry: Any, name: str, params: dict[str, Any], context: Any
-) -> list[Any] | None:
-    """The tools of the factory that creates a tool called ``name`` (``None``: none does).
-
-    Every factory is run, as ``toolplug tools`` runs them; the tools of the others are
-    closed at once. A factory that fails, or does not take ``params``, is passed over.
-    """
-    from toolplug.context import Tool
-
-    found = None
-    for entry in registry:
-        if entry.kind == "instance" or found is not None:
-            continue
-        try:
-            tools = registry.resolve(Tool(entry.name, params), context)
-        except (Exception, SystemExit):
-            continue
-        if any(tool.name == name for tool in tools):
-            found = tools
-        else:
-            for tool in tools:
-                tool.close()
-    return found
-
-
 @cli.command(cls=OptionsCommand)
 @click.argument("name")
 @click.argument("arguments", default="{}")
@@ -397,7 +370,7 @@ def call(
     With --exit-status, the tool's own status instead: its observation's exit_code
     when it has one (bash's: 'false' exits 1), else 1 for an error, else 0.
     """
-    from toolplug.context import Tool, ToolContext
+    from toolplug.context import ToolContext
     from toolplug.model import ToolCall
     from toolplug.registry import ToolRegistry
 
@@ -413,40 +386,17 @@ def call(
 
         _fail(f"ARGUMENTS cannot be read: {unreadable(exc) or exc}")
         return
-    registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
+    registered = name.partition("/")[0]
     params = _parse_params(param_pairs)
     try:
         registry = ToolRegistry.from_plugins(plugins, tools=[registered], settings=given_settings())
         context = ToolContext(workspace=workspace) if workspace else ToolContext()
-        created = registry.resolve(Tool(registered, params), context)
-    except UnknownToolError as exc:
-        # A name `toolplug tools` shows for a factory's tool (an MCP server's) works too.
-        found = None if "/" in name else _created_by_a_factory(registry, name, params, context)
-        if found is None:
-            _fail(str(exc))  # it names the factories apart from the tools
-            return
-        created = found
+        found = registry.find(name, params, context)
     except ToolError as exc:
-        _fail(str(exc))
+        _fail(str(exc))  # an unknown name: the factories are named apart from the tools
         return
-    try:
-        matching = [t for t in created if t.name == wanted]
-        if not matching and len(created) == 1 and "/" not in name:
-            matching = created  # an alias: the tool has its own name
-        if "/" in name and not matching:
-            from toolplug.names import unknown_tool_message
-
-            message = unknown_tool_message(wanted, [t.name for t in created])
-            _fail(f"{message} (the tools '{registered}' creates, called as {registered}/TOOL)")
-            return
-        if len(matching) != 1:
-            names = ", ".join(t.name for t in created) or "none"
-            _fail(f"'{registered}' creates these tools: {names}; call one as {registered}/TOOL")
-            return
-        observation = matching[0].call(parsed, timeout=timeout)
-    finally:
-        for tool in created:
-            tool.close()
+    with found as tool:
+        observation = tool.call(parsed, timeout=timeout)
     if as_json:
         from toolplug._text import json_for_terminal
         from toolplug.formats import default_formats

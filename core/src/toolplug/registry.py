@@ -21,7 +21,7 @@ from toolplug.errors import (
 )
 from toolplug.formats import FormatRegistry, default_formats, fill_formats
 from toolplug.names import unknown_tool_message
-from toolplug.params import validate_params
+from toolplug.params import FactoryParams, factory_of, factory_params
 from toolplug.plugins import PluginReport
 
 if TYPE_CHECKING:
@@ -57,6 +57,11 @@ class Registration:
     aliases: tuple[str, ...] = ()
     source: Source | None = None
     conflicts: list[Source | None] = field(default_factory=list)
+
+    @property
+    def params(self) -> FactoryParams:
+        """The params it is created with (none for an instance), read once."""
+        return factory_params(factory_of(self.target, self.kind))
 
 
 class ToolRegistry:
@@ -359,8 +364,7 @@ class ToolRegistry:
             created: Any = [entry.target]
         else:
             factory = entry.target.create if entry.kind == "class" else entry.target
-            _check_params(entry.name, factory, params)
-            params = validate_params(entry.name, factory, params)
+            params = entry.params.check(entry.name, params)
             try:
                 created = factory(context, **params)
             except ToolError:
@@ -378,6 +382,93 @@ class ToolRegistry:
                 )
         return [tool.bind_hooks(self._hooks, context) for tool in tools]
 
+    def find(
+        self,
+        name: str,
+        params: dict[str, Any] | None = None,
+        context: ToolContext | None = None,
+    ) -> Found:
+        """The one tool ``name`` calls, created with ``params``, and what came with it.
+
+        ``name`` is a registered name or alias, ``FACTORY/TOOL`` for one tool of a
+        factory (only that factory is run), or the name of a tool a factory creates
+        (``get_current_time``, which the ``mcp`` factory makes): then the factories are
+        run one by one until one creates it, and the tools of those that did not are
+        closed at once. A factory that fails, or does not take ``params``, is passed over.
+
+        The caller closes what it gets (``with registry.find(...) as tool:``): the
+        factory's other tools may share the found tool's resources (a server). Raises
+        :class:`UnknownToolError` when no tool has the name, and :class:`ToolError`
+        (:class:`ToolParamsError` for params) when the tool cannot be created or the
+        name is a factory's, which makes more than one tool.
+        """
+        registered, _, wanted = name.partition("/") if "/" in name else (name, "", name)
+        spec = Tool(registered, dict(params or {}))
+        context = context or ToolContext()
+        try:
+            created = self.resolve(spec, context)
+        except UnknownToolError:
+            found = None if "/" in name else self._created_by_a_factory(name, spec, context)
+            if found is None:
+                raise  # it names the factories apart from the tools
+            created = found
+        matching = [t for t in created if t.name == wanted]
+        if not matching and len(created) == 1 and "/" not in name:
+            matching = created  # an alias: the tool has its own name
+        if len(matching) == 1:
+            return Found(matching[0], created)
+        _close_all(created)
+        if "/" in name:
+            message = unknown_tool_message(wanted, [t.name for t in created])
+            raise UnknownToolError(
+                f"{message} (the tools '{registered}' creates, called as {registered}/TOOL)"
+            )
+        names = ", ".join(t.name for t in created) or "none"
+        raise ToolError(
+            f"'{registered}' creates these tools: {names}; call one as {registered}/TOOL"
+        )
+
+    def _created_by_a_factory(
+        self, name: str, spec: Tool, context: ToolContext
+    ) -> list[ToolDefinition[Any, Any]] | None:
+        """The tools of the first factory that creates a tool called ``name`` (``None``:
+        none does); the factories after it are not run."""
+        for entry in self:
+            if entry.kind == "instance":
+                continue
+            try:
+                tools = self.resolve(Tool(entry.name, spec.params), context)
+            except (Exception, SystemExit):
+                continue
+            if any(tool.name == name for tool in tools):
+                return tools
+            _close_all(tools)
+        return None
+
+
+@dataclass
+class Found:
+    """The tool :meth:`ToolRegistry.find` found, and every tool its factory created with
+    it (the found one included): close them when done, or use it in a ``with`` block."""
+
+    tool: ToolDefinition[Any, Any]
+    created: list[ToolDefinition[Any, Any]]
+
+    def close(self) -> None:
+        """Close every tool created with the found one."""
+        _close_all(self.created)
+
+    def __enter__(self) -> ToolDefinition[Any, Any]:
+        return self.tool
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _close_all(tools: Iterable[ToolDefinition[Any, Any]]) -> None:
+    for tool in tools:
+        tool.close()
+
 
 def _installed(eps: Iterable[Any], name: str) -> bool:
     return any(ep.name == name for ep in eps)
@@ -390,32 +481,3 @@ def _clash_message(entry: Registration) -> str:
         + " and ".join(str(s or "the host") for s in sources)
         + "; none of them is loaded. Uninstall or disable all but one of them."
     )
-
-
-def _check_params(name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
-    """Compare params with the factory's signature before calling it."""
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return
-    accepted: list[str] = []
-    required: list[str] = []
-    takes_any = False
-    for index, (pname, param) in enumerate(signature.parameters.items()):
-        if index == 0 and param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-            continue  # the context
-        if param.kind is param.VAR_KEYWORD:
-            takes_any = True
-        elif param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD):
-            accepted.append(pname)
-            if param.default is param.empty:
-                required.append(pname)
-    unknown = [p for p in params if p not in accepted]
-    if unknown and not takes_any:
-        takes = ", ".join(accepted) if accepted else "no params"
-        raise ToolParamsError(
-            f"tool '{name}' does not take the param(s) {cut_list(unknown)}; it takes: {takes}"
-        )
-    missing = [p for p in required if p not in params]
-    if missing:
-        raise ToolParamsError(f"tool '{name}' needs the param(s): {', '.join(missing)}")

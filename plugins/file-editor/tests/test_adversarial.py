@@ -741,3 +741,39 @@ def test_a_listing_shows_each_name_on_one_line_escaped(workspace: Path) -> None:
         f"{lines[1]}b\\u202etxt.exe",
         f"{lines[1]}c\\nd.txt",
     ]
+
+
+# -- params: described and bounded in create()'s annotations -------------------------------
+
+
+def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real command line, with only this plugin enabled."""
+    env = {**os.environ, "TOOLPLUG_PLUGINS": "file_editor"}
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
+    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "file_editor"]
+    properties = listed["params"]["properties"]
+    assert properties
+    assert [n for n, p in properties.items() if not p.get("description")] == []
+
+
+def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
+    done = _toolplug("call", "file_editor", "{}", "--param", "max_view_chars=199", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert (
+        "Invalid params for tool 'file_editor'" in done.stderr
+        and "- max_view_chars: " in done.stderr
+    )

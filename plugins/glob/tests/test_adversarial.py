@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -484,3 +486,36 @@ def test_a_brace_bomb_is_refused_at_once(tmp_path: Path, make_tool) -> None:
     observation = make_tool(tmp_path).call({"pattern": "**/" + "{a,b}" * 20 + ".py"})
     assert observation.is_error
     assert "expands to more than 10,000 patterns" in observation.text, observation.text
+
+
+# -- params: described and bounded in create()'s annotations -------------------------------
+
+
+def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real command line, with only this plugin enabled."""
+    env = {**os.environ, "TOOLPLUG_PLUGINS": "glob"}
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
+    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "glob"]
+    properties = listed["params"]["properties"]
+    assert properties
+    assert [n for n, p in properties.items() if not p.get("description")] == []
+
+
+def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
+    done = _toolplug("call", "glob", "{}", "--param", "timeout=Infinity", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert "Invalid params for tool 'glob'" in done.stderr and "- timeout: " in done.stderr

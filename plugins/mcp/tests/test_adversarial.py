@@ -15,6 +15,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -990,3 +991,45 @@ def test_the_line_of_every_json_value_is_found(data: object) -> None:
             written = json.dumps(value, ensure_ascii=False)
             assert row.startswith(written if not isinstance(value, (list, dict)) else written[0])
     assert set(value_lines(json.dumps(data)).values()) <= {1}
+
+
+# -- the mcp factory's params: described and bounded in its annotations --------------------
+
+
+def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real command line, with only the mcp plugin enabled."""
+    env = {**os.environ, "TOOLPLUG_PLUGINS": "mcp"}
+    env.pop("TOOLPLUG_MCP_CONFIG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_every_param_of_the_factory_is_typed_and_described(tmp_path: Path) -> None:
+    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "mcp"]
+    properties = listed["params"]["properties"]
+    assert set(properties) == {
+        "config",
+        "timeout",
+        "init_timeout",
+        "resources",
+        "max_server_requests",
+    }
+    assert [n for n, p in properties.items() if not p.get("description")] == []
+    assert properties["timeout"]["type"] == "number"
+
+
+def test_a_timeout_that_bounds_nothing_is_refused_by_name(tmp_path: Path) -> None:
+    done = _toolplug("call", "mcp/anything", "{}", "--param", "init_timeout=0", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert "Invalid params for tool 'mcp'" in done.stderr
+    assert "- init_timeout: Input should be greater than 0" in done.stderr

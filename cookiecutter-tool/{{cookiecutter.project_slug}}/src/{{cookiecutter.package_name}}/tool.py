@@ -10,8 +10,9 @@ It imports the types and the executor; neither of them imports it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from {{ cookiecutter.package_name }}.executor import {{ P }}Executor
@@ -30,21 +31,28 @@ class {{ P }}Tool(ToolDefinition[{{ P }}Action, {{ P }}Observation]):
 
     @classmethod
     def create(
-        cls, context: ToolContext, *, max_chars: int = 100_000
+        cls,
+        context: ToolContext,
+        *,
+        max_chars: Annotated[
+            int,
+            Field(
+                ge=1,
+                description="Longest text a call takes; longer ones get an error observation.",
+            ),
+        ] = 100_000,
     ) -> Sequence[ToolDefinition[Any, Any]]:
         """Build the tool for one session.
 
         ``context`` carries the host's workspace, environment and limits. The keyword
-        arguments are the tool's params (``Tool("{{ cookiecutter.tool_name }}", {"max_chars": 500})``);
-        the registry refuses params that are not listed here, a ``ValueError`` raised
-        here reaches the user as a clear params error, and ``toolplug tools --params``
-        lists them with the descriptions below.
-
-        Args:
-            max_chars: Longest text a call takes; longer ones get an error observation.
+        arguments are the tool's params (``Tool("{{ cookiecutter.tool_name }}", {"max_chars": 500})``),
+        each described in its annotation as an action's fields are. The registry checks
+        them against the annotations before this runs (params not listed here, a wrong
+        type, a value out of its ``Field`` bounds: each refused with a clear message),
+        and ``toolplug tools --params`` lists them with their descriptions. Check here
+        only what an annotation cannot say (a path that must exist, say): a
+        ``ValueError`` raised here reaches the user as a params error too.
         """
-        if max_chars < 1:
-            raise ValueError(f"max_chars must be at least 1, got {max_chars}")
         return [
             cls(
                 name="{{ cookiecutter.tool_name }}",

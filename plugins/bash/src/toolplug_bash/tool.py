@@ -1,4 +1,4 @@
-"""The bash tool itself: :class:`BashTool`, whose ``create`` checks the params."""
+"""The bash tool itself: :class:`BashTool`, whose ``create`` takes the params."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_bash import sandbox as sandboxing
@@ -32,76 +33,144 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         cls,
         context: ToolContext,
         *,
-        timeout: float | None = None,
-        no_output_timeout: float = 30.0,
-        hard_timeout: float | None = None,
-        max_output: int | None = None,
-        max_saved_output: int = 64 * 1024 * 1024,
-        env: Mapping[str, str] | None = None,
-        env_allowlist: Sequence[str] | None = None,
-        inherit_env: bool | None = None,
-        shell: str = "bash",
-        secrets: Sequence[str] | Mapping[str, str] = (),
-        sandbox: str | None = None,
-        network: bool | None = None,
-        read_only_paths: Sequence[str] | None = None,
-        writable_paths: Sequence[str] | None = None,
-        max_memory_mb: int | None = None,
-        max_cpu_seconds: int | None = None,
-        max_processes: int | None = None,
-        max_file_size_mb: int | None = None,
-        max_tmp_mb: int | None = None,
-        max_shm_mb: int | None = None,
+        timeout: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                allow_inf_nan=False,
+                description="Seconds a call waits before control returns (default: the "
+                "context's timeout, else 120); the command keeps running.",
+            ),
+        ] = None,
+        no_output_timeout: Annotated[
+            float,
+            Field(
+                gt=0,
+                allow_inf_nan=False,
+                description="Control also returns after this many silent seconds.",
+            ),
+        ] = 30.0,
+        hard_timeout: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                allow_inf_nan=False,
+                description="A command running longer is killed with its whole process "
+                "group (default: no limit).",
+            ),
+        ] = None,
+        max_output: Annotated[
+            int | None,
+            Field(
+                gt=0,
+                description="Bytes of output shown, head and tail (default: the context's "
+                "max_output, else 30000).",
+            ),
+        ] = None,
+        max_saved_output: Annotated[
+            int, Field(gt=0, description="Cap of the saved full output, in bytes.")
+        ] = 64 * 1024 * 1024,
+        env: Annotated[
+            Mapping[str, str] | None, Field(description="Variables to set in the shell.")
+        ] = None,
+        env_allowlist: Annotated[
+            Sequence[str] | None,
+            Field(
+                description="When given, only these variables of the host's environment "
+                "reach the shell (added to the minimal ones when inherit_env is false)."
+            ),
+        ] = None,
+        inherit_env: Annotated[
+            bool | None,
+            Field(
+                description="Whether the shell starts from the host's whole environment "
+                "(context.env) or from a minimal one (PATH, HOME, USER, LOGNAME, LANG, "
+                "LANGUAGE, LC_*, TZ, TMPDIR, TERM and the names listed in the host's "
+                "TOOLPLUG_BASH_PASS_ENV). Default: the context's extra['inherit_env'] "
+                "(`toolplug mcp serve` sets it false), else true."
+            ),
+        ] = None,
+        shell: Annotated[str, Field(description="The bash executable (name or path).")] = "bash",
+        secrets: Annotated[
+            Sequence[str] | Mapping[str, str],
+            Field(description="Values (or a name -> value mapping) masked in all output."),
+        ] = (),
+        sandbox: Annotated[
+            str | None,
+            Field(
+                description='"none" or "bwrap" (the session runs under bubblewrap); '
+                'default: the host\'s TOOLPLUG_BASH_SANDBOX, else "none". With "bwrap", '
+                "creating the tool fails when bubblewrap is missing or cannot run here; it "
+                "never runs unsandboxed."
+            ),
+        ] = None,
+        network: Annotated[
+            bool | None,
+            Field(description="Whether the sandbox keeps the host's network (default false)."),
+        ] = None,
+        read_only_paths: Annotated[
+            Sequence[str] | None,
+            Field(
+                description="More paths the sandbox shows read-only (the home is hidden, "
+                "the root read-only): absolute, ~/..., or relative to the workspace; they "
+                "must exist."
+            ),
+        ] = None,
+        writable_paths: Annotated[
+            Sequence[str] | None,
+            Field(
+                description="More paths the sandbox shows writable: absolute, ~/..., or "
+                "relative to the workspace; they must exist."
+            ),
+        ] = None,
+        max_memory_mb: Annotated[
+            int | None,
+            Field(description="Address space per process in the sandbox (8192); 0: no limit."),
+        ] = None,
+        max_cpu_seconds: Annotated[
+            int | None,
+            Field(description="CPU seconds per process in the sandbox (3600); 0: no limit."),
+        ] = None,
+        max_processes: Annotated[
+            int | None,
+            Field(description="Processes in the sandbox (512); 0: no limit."),
+        ] = None,
+        max_file_size_mb: Annotated[
+            int | None,
+            Field(description="Largest file a process in the sandbox writes (1024); 0: no limit."),
+        ] = None,
+        max_tmp_mb: Annotated[
+            int | None,
+            Field(
+                description="Size of the sandbox's private /tmp, and of each hidden home "
+                "(1024): memory of the host that max_memory_mb does not count; 0 leaves "
+                "the kernel's default size, half of the host's memory."
+            ),
+        ] = None,
+        max_shm_mb: Annotated[
+            int | None,
+            Field(
+                description="Size of the sandbox's /dev/shm (64): memory of the host that "
+                "max_memory_mb does not count; 0 leaves the kernel's default size."
+            ),
+        ] = None,
     ) -> Sequence[BashTool]:
         """Build the tool for one host session; the shell itself starts on first use.
 
-        - ``timeout``: seconds a call waits before control returns (default: the
-          context's timeout, else 120); the command keeps running.
-        - ``no_output_timeout``: control also returns after this many silent seconds.
-        - ``hard_timeout``: a command running longer is killed with its whole process
-          group (default: no limit).
-        - ``max_output``: bytes of output shown (head and tail; default: the context's
-          ``max_output``, else 30000). ``max_saved_output``: cap of the saved full output.
-        - ``env``: variables to set; ``env_allowlist``: when given, only these
-          variables of the host's environment reach the shell (added to the minimal
-          ones when ``inherit_env`` is false).
-        - ``inherit_env``: whether the shell starts from the host's whole environment
-          (``context.env``) or from a minimal one (``PATH``, ``HOME``, ``USER``,
-          ``LOGNAME``, ``LANG``, ``LANGUAGE``, ``LC_*``, ``TZ``, ``TMPDIR``, ``TERM`` and
-          the names listed in the host's ``TOOLPLUG_BASH_PASS_ENV``). Default: the
-          context's ``extra["inherit_env"]`` (``toolplug mcp serve`` sets it false),
-          else true.
-        - ``shell``: the bash executable (name or path).
-        - ``secrets``: values (or a name -> value mapping) masked in all output.
-
-        The sandbox (``docs/tools/bash.md`` tells what it protects against):
-
-        - ``sandbox``: ``"none"`` or ``"bwrap"`` (the session runs under bubblewrap);
-          default: the host's ``TOOLPLUG_BASH_SANDBOX``, else ``"none"``. With
-          ``"bwrap"``, creating the tool fails (a ``ToolError``) when bubblewrap is
-          missing or cannot run here; it never runs unsandboxed.
-        - ``network``: whether the sandbox keeps the host's network (default false).
-        - ``read_only_paths``, ``writable_paths``: more paths the sandbox shows (the
-          home is hidden, the root read-only); absolute, ``~/...``, or relative to the
-          workspace, and they must exist.
-        - ``max_memory_mb`` (address space, 8192), ``max_cpu_seconds`` (per process,
-          3600), ``max_processes`` (512), ``max_file_size_mb`` (1024): resource
-          limits in the sandbox; 0 means no limit.
-        - ``max_tmp_mb`` (1024): the size of the sandbox's private ``/tmp``, and of
-          each hidden home; ``max_shm_mb`` (64): the size of its ``/dev/shm``. They
-          are memory of the host that ``max_memory_mb`` does not count; 0 leaves the
-          kernel's default size, half of the host's memory.
+        Each param is described in its annotation (``toolplug tools --params`` lists
+        them), and the registry has checked their types and ranges before this runs;
+        ``docs/tools/bash.md`` tells what the sandbox protects against.
         """
         config = BashConfig(
             workspace=context.workspace,
             base_env=dict(context.env),
             timeout=_positive("timeout", _first(timeout, context.timeout, 120.0)),
-            no_output_timeout=_positive("no_output_timeout", no_output_timeout),
-            hard_timeout=None if hard_timeout is None else _positive("hard_timeout", hard_timeout),
+            no_output_timeout=no_output_timeout,
+            hard_timeout=hard_timeout,
             max_output=int(_positive("max_output", _first(max_output, context.max_output, 30000))),
-            max_saved_output=int(_positive("max_saved_output", max_saved_output)),
-            env=_string_map("env", env or {}),
-            env_allowlist=None if env_allowlist is None else _names(env_allowlist),
+            max_saved_output=max_saved_output,
+            env=dict(env or {}),
+            env_allowlist=None if env_allowlist is None else list(env_allowlist),
             inherit_env=_flag(
                 "inherit_env", _first(inherit_env, context.extra.get("inherit_env"), True)
             ),
@@ -185,7 +254,7 @@ def _sandbox_config(
         hidden=sandboxing.hidden_homes(env.get("HOME") or context.env.get("HOME")),
         read_only_paths=_paths("read_only_paths", read_only_paths, workspace),
         writable_paths=_paths("writable_paths", writable_paths, workspace),
-        network=_flag("network", False if network is None else network),
+        network=bool(network),
         **checked,
     )
     sandboxing.check_runs(bwrap, network=config.network)
@@ -196,7 +265,7 @@ def _limit(name: str, value: Any, default: int) -> int | None:
     """A resource limit: None gives the default, 0 no limit."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if value < 0:  # an int: the registry checked the type
         raise ValueError(f"{name} must be a whole number, 0 or more (0: no limit), got {value!r}")
     return value or None
 
@@ -204,8 +273,8 @@ def _limit(name: str, value: Any, default: int) -> int | None:
 def _paths(name: str, value: Sequence[str] | None, workspace: Path) -> tuple[Path, ...]:
     if value is None:
         return ()
-    if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
-        raise ValueError(f"{name} must be a list of paths")
+    if not all(value):  # a list of strings: the registry checked the type
+        raise ValueError(f"{name} must be a list of paths, none of them empty")
     found = []
     for entry in value:
         path = Path(os.path.abspath(workspace / os.path.expanduser(entry)))
@@ -234,24 +303,8 @@ def _flag(name: str, value: Any) -> bool:
     return value
 
 
-def _string_map(name: str, value: Mapping[str, str]) -> dict[str, str]:
-    if not isinstance(value, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    ):
-        raise ValueError(f"{name} must map variable names to string values")
-    return dict(value)
-
-
-def _names(value: Sequence[str]) -> list[str]:
-    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        raise ValueError("env_allowlist must be a list of variable names")
-    return list(value)
-
-
 def _secret_values(value: Sequence[str] | Mapping[str, str]) -> list[str]:
     values = list(value.values()) if isinstance(value, Mapping) else list(value)
-    if isinstance(value, str) or not all(isinstance(v, str) for v in values):
-        raise ValueError("secrets must be a list of strings (or a name -> value mapping)")
     return [v for v in values if v]
 
 

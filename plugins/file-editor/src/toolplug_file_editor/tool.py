@@ -1,9 +1,11 @@
-"""The ``file_editor`` tool itself: :class:`FileEditorTool`, whose ``create`` checks the params."""
+"""The ``file_editor`` tool itself: :class:`FileEditorTool`, whose ``create`` takes the params."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
+from pydantic import Field
 from toolplug import Observation, ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_file_editor.executor import FileEditorExecutor, Settings
@@ -25,26 +27,38 @@ class FileEditorTool(ToolDefinition[FileEditorAction, Observation]):
         cls,
         context: ToolContext,
         *,
-        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
-        allow_outside_workspace: bool = False,
-        max_view_chars: int = DEFAULT_MAX_VIEW_CHARS,
-        undo_depth: int = DEFAULT_UNDO_DEPTH,
-        max_image_size: int = DEFAULT_MAX_IMAGE_SIZE,
+        max_file_size: Annotated[
+            int,
+            Field(
+                ge=1,
+                description="The largest file (bytes) that may be edited; viewing ranges "
+                "of bigger files still works.",
+            ),
+        ] = DEFAULT_MAX_FILE_SIZE,
+        allow_outside_workspace: Annotated[
+            bool, Field(description="Let paths leave the workspace.")
+        ] = False,
+        max_view_chars: Annotated[
+            int, Field(ge=200, description="How much text one call returns.")
+        ] = DEFAULT_MAX_VIEW_CHARS,
+        undo_depth: Annotated[
+            int, Field(ge=1, description="Undo steps kept per file.")
+        ] = DEFAULT_UNDO_DEPTH,
+        max_image_size: Annotated[
+            int, Field(ge=1, description="The largest image (bytes) that view returns.")
+        ] = DEFAULT_MAX_IMAGE_SIZE,
     ) -> Sequence[FileEditorTool]:
         """Build the editor for one session, working in ``context.workspace``.
 
-        ``max_file_size``: the largest file (bytes) that may be edited; viewing ranges
-        of bigger files still works. ``allow_outside_workspace``: let paths leave the
-        workspace. ``max_view_chars``: how much text one call returns.
-        ``undo_depth``: undo steps kept per file. ``max_image_size``: the largest
-        image (bytes) that ``view`` returns.
+        Each param is described in its annotation (``toolplug tools --params`` lists
+        them); the registry has checked their types and ranges before this runs.
         """
         settings = Settings(
-            max_file_size=_positive("max_file_size", max_file_size),
-            allow_outside_workspace=_flag("allow_outside_workspace", allow_outside_workspace),
-            max_view_chars=_positive("max_view_chars", max_view_chars, least=200),
-            undo_depth=_positive("undo_depth", undo_depth),
-            max_image_size=_positive("max_image_size", max_image_size),
+            max_file_size=max_file_size,
+            allow_outside_workspace=allow_outside_workspace,
+            max_view_chars=max_view_chars,
+            undo_depth=undo_depth,
+            max_image_size=max_image_size,
         )
         executor = FileEditorExecutor(context.workspace, settings)
         tool = cls(
@@ -62,15 +76,3 @@ class FileEditorTool(ToolDefinition[FileEditorAction, Observation]):
             ),
         )
         return [tool]
-
-
-def _positive(name: str, value: object, least: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be an integer of at least {least}, got {value!r}")
-    return value
-
-
-def _flag(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be true or false, got {value!r}")
-    return value

@@ -1,12 +1,13 @@
-"""The glob tool itself: :class:`GlobTool`, whose ``create`` checks the params."""
+"""The glob tool itself: :class:`GlobTool`, whose ``create`` takes the params."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
+from pydantic import Field
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_glob.executor import GlobExecutor, GlobSettings, choose_engine
@@ -28,31 +29,49 @@ class GlobTool(ToolDefinition[GlobAction, GlobObservation]):
         cls,
         context: ToolContext,
         *,
-        default_limit: int = 100,
-        include_hidden: bool = False,
-        include_ignored: bool = False,
-        allow_outside_workspace: bool = False,
-        timeout: float | None = None,
-        engine: Literal["auto", "ripgrep", "python"] = "auto",
-        root: str | None = None,
+        default_limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=MAX_LIMIT,
+                description="The number of paths a call returns when it gives no limit.",
+            ),
+        ] = 100,
+        include_hidden: Annotated[bool, Field(description="List hidden files too.")] = False,
+        include_ignored: Annotated[bool, Field(description="List git-ignored files too.")] = False,
+        allow_outside_workspace: Annotated[
+            bool,
+            Field(description="Let path and absolute patterns leave the workspace."),
+        ] = False,
+        timeout: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                le=MAX_TIMEOUT,
+                allow_inf_nan=False,
+                description="Seconds one search may take (default: the context's "
+                "timeout, else 60).",
+            ),
+        ] = None,
+        engine: Annotated[
+            Literal["auto", "ripgrep", "python"],
+            Field(
+                description="ripgrep (needs rg), python (portable) or auto (ripgrep when found)."
+            ),
+        ] = "auto",
+        root: Annotated[
+            str | None,
+            Field(
+                description="Replaces the context's workspace as the search root and "
+                "the boundary (relative: to it)."
+            ),
+        ] = None,
     ) -> Sequence[GlobTool]:
         """Build the tool for a session.
 
-        ``default_limit`` is the number of paths a call returns when it gives no
-        ``limit``; ``include_hidden`` and ``include_ignored`` list hidden and
-        git-ignored files too; ``allow_outside_workspace`` lets ``path`` and absolute
-        patterns leave the workspace; ``timeout`` bounds one search in seconds (default:
-        the context's timeout, else 60); ``engine`` picks ``ripgrep`` (needs ``rg``),
-        ``python`` (portable) or ``auto`` (ripgrep when found); ``root`` replaces the
-        context's workspace as the search root and the boundary (relative: to it).
+        Each param is described in its annotation (``toolplug tools --params`` lists
+        them); the registry has checked their types and ranges before this runs.
         """
-        if not 1 <= default_limit <= MAX_LIMIT:
-            raise ValueError(f"default_limit must be from 1 to {MAX_LIMIT}, not {default_limit}")
-        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT:  # NaN fails too
-            raise ValueError(
-                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:,.0f}, "
-                f"not {timeout}"
-            )
         top = context.workspace / Path(root).expanduser() if root else context.workspace
         top = top.resolve()
         if not top.is_dir():

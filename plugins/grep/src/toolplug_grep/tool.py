@@ -1,11 +1,12 @@
-"""The grep tool itself: :class:`GrepTool`, whose ``create`` checks the params."""
+"""The grep tool itself: :class:`GrepTool`, whose ``create`` takes the params."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
+from pydantic import Field
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_grep.executor import GrepExecutor, GrepSettings, choose_engine
@@ -27,19 +28,37 @@ class GrepTool(ToolDefinition[GrepAction, GrepObservation]):
         cls,
         context: ToolContext,
         *,
-        default_limit: int = 100,
-        timeout: float | None = None,
-        engine: Literal["auto", "ripgrep", "python"] = "auto",
+        default_limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=MAX_LIMIT,
+                description="How many results (files, counts or lines) a call returns "
+                "when it gives no limit.",
+            ),
+        ] = 100,
+        timeout: Annotated[
+            float | None,
+            Field(
+                gt=0,
+                le=MAX_TIMEOUT,
+                allow_inf_nan=False,
+                description="Seconds one search may take (default: the context's "
+                "timeout, else 60).",
+            ),
+        ] = None,
+        engine: Annotated[
+            Literal["auto", "ripgrep", "python"],
+            Field(
+                description="ripgrep (needs rg), python (portable) or auto (ripgrep when found)."
+            ),
+        ] = "auto",
     ) -> Sequence[GrepTool]:
         """Build the tool for a session.
 
-        ``default_limit`` is how many results (files, counts or lines) a call returns
-        when it gives no ``limit``; ``timeout`` bounds one search in seconds (default:
-        the context's timeout, else 60); ``engine`` picks ``ripgrep`` (needs ``rg``),
-        ``python`` (portable) or ``auto`` (ripgrep when found).
+        Each param is described in its annotation (``toolplug tools --params`` lists
+        them); the registry has checked their types and ranges before this runs.
         """
-        if not 1 <= default_limit <= MAX_LIMIT:
-            raise ValueError(f"default_limit must be from 1 to {MAX_LIMIT}, not {default_limit}")
         workspace = Path(context.workspace).resolve()
         if not workspace.is_dir():
             raise ValueError(f"the workspace {str(workspace)!r} is not a directory")
@@ -68,15 +87,12 @@ class GrepTool(ToolDefinition[GrepAction, GrepObservation]):
 
 
 def _search_timeout(param: float | None, host: float | None) -> float:
-    """Seconds one search may take: the ``timeout`` param, checked, else the host's.
-
-    A param that bounds nothing (NaN, 0, negative, over a day) is refused; a host
-    timeout like that gives way to 60 s, or to a day when it is longer.
+    """Seconds one search may take: the ``timeout`` param (the registry checked that it
+    bounds something), else the host's; a host timeout that bounds nothing (NaN, 0,
+    negative) gives way to 60 s, and a longer one than a day to a day.
     """
     if param is not None:
-        if 0 < param <= MAX_TIMEOUT:  # NaN fails this too
-            return param
-        raise ValueError(f"timeout must be above 0 and at most {MAX_TIMEOUT:,.0f} s, not {param}")
+        return param
     if host is None or not host > 0:  # no timeout, NaN, 0 or negative
         return 60.0
     return min(host, MAX_TIMEOUT)

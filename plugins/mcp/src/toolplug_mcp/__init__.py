@@ -13,8 +13,9 @@ names the distribution and the version wanted), and every other plugin's tools w
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from pydantic import Field
 from toolplug import hookimpl
 
 if TYPE_CHECKING:
@@ -33,16 +34,44 @@ __all__ = ["mcp_tools", "open_prompts", "prompts", "register_commands", "registe
 def mcp_tools(
     context: ToolContext,
     *,
-    config: Any = None,
-    timeout: float = 60.0,
-    init_timeout: float = 30.0,
-    resources: bool = True,
-    max_server_requests: int = 20,
+    config: Annotated[
+        Any,
+        Field(
+            description='An {"mcpServers": {...}} mapping or a JSON file\'s path (default: '
+            "the file TOOLPLUG_MCP_CONFIG names, else .toolplug/mcp.json in the workspace)."
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        Field(
+            gt=0,
+            description="Default seconds a call may take (a server's own timeout, in "
+            "milliseconds, wins).",
+        ),
+    ] = 60.0,
+    init_timeout: Annotated[
+        float, Field(gt=0, description="Seconds each server may take to start.")
+    ] = 30.0,
+    resources: Annotated[
+        bool,
+        Field(
+            description="A server that offers resources also gets a list_resources and a "
+            "read_resource tool."
+        ),
+    ] = True,
+    max_server_requests: Annotated[
+        int,
+        Field(
+            description="Sampling and elicitation requests a server may send during one "
+            "call (a server's own maxServerRequests wins); past it, each is refused."
+        ),
+    ] = 20,
 ) -> list[ToolDefinition[Any, Any]]:
     """One tool per tool of every configured MCP server (none when nothing is configured).
 
-    See :func:`toolplug_mcp.client.tool.mcp_tools` for the params. The configuration is
-    looked for first: with none, nothing of MCP is imported.
+    The params are described in their annotations (``toolplug tools --params``); see
+    :func:`toolplug_mcp.client.tool.mcp_tools` for more. The configuration is looked for
+    first: with none, nothing of MCP is imported.
     """
     from toolplug_mcp.client.config import find_config
 
