@@ -43,6 +43,7 @@ class Row:
     extra: float | None
     unit: str
     measured: str
+    load: float
     bench: str
 
     @property
@@ -54,7 +55,9 @@ class Row:
         """How far along its target the figure is: 1.0 is exactly at the target."""
         if self.target is not None and self.ratio is not None:
             return self.ratio / self.target
-        if self.limit:
+        if self.limit is not None:  # a limit of 0 (errors): met exactly when none
+            if self.limit == 0:
+                return 0.0 if self.ours <= 0 else float("inf")
             return self.ours / self.limit
         if self.extra and self.floor is not None:
             return (self.ours - self.floor) / self.extra
@@ -63,9 +66,7 @@ class Row:
     @property
     def met(self) -> bool | None:
         share = self.share
-        if share is None:
-            return None
-        return share <= 1.0 if self.limit != 0 else self.ours <= 0
+        return None if share is None else share <= 1.0
 
     def value(self, number: float) -> str:
         scaled = number * SCALE.get(self.unit, 1.0)
@@ -99,6 +100,7 @@ def load() -> list[Row]:
                     extra=figure.get("extra"),
                     unit=figure["unit"],
                     measured=data["measured"],
+                    load=data["machine"]["load_average"],
                     bench=data["bench"],
                 )
             )
@@ -109,7 +111,7 @@ def load() -> list[Row]:
 def table(rows: list[Row]) -> str:
     """The markdown table of current figures, targets first."""
     lines = [
-        "| tool | figure | ours | floor | ratio | target | status | measured |",
+        "| tool | figure | ours | floor | ratio | target | status | measured (load) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
@@ -119,7 +121,7 @@ def table(rows: list[Row]) -> str:
         what = row.what.replace("|", "\\|")
         lines.append(
             f"| {row.tool} | {what} | {row.value(row.ours)} | {floor} | {ratio} | "
-            f"{row.goal()} | {status} | {row.measured} ({row.bench}) |"
+            f"{row.goal()} | {status} | {row.measured} ({row.load:g}, {row.bench}) |"
         )
     return "\n".join(lines)
 
@@ -149,7 +151,10 @@ def draw(rows: list[Row]) -> list[Path]:
             continue
         figure, axes = plt.subplots(figsize=(9, 0.45 * len(shown) + 1.2))
         labels = [_short(row.what) for row in shown]
-        shares = [row.share for row in shown]
+        # A figure far past its target (or an error where none is allowed) is drawn
+        # to the plot's edge.
+        edge = max(1.3, *(row.share for row in shown if row.share != float("inf")))
+        shares = [min(row.share, edge * 1.2) for row in shown if row.share is not None]
         colours = ["#2e7d32" if row.met else "#c62828" for row in shown]
         axes.barh(range(len(shown)), shares, color=colours)
         axes.axvline(1.0, color="black", linewidth=1)
@@ -157,9 +162,9 @@ def draw(rows: list[Row]) -> list[Path]:
         axes.invert_yaxis()
         axes.set_xlabel("share of the target (ratio / target ratio, or value / limit)")
         axes.set_title(f"{tool}: green met, red missed; the line is the target")
-        for index, row in enumerate(shown):
-            axes.text(row.share, index, f" {row.goal()}", va="center", fontsize=7)
-        axes.set_xlim(0, max(1.3, max(shares) * 1.25))
+        for index, (row, share) in enumerate(zip(shown, shares)):
+            axes.text(share, index, f" {row.goal()}", va="center", fontsize=7)
+        axes.set_xlim(0, max(1.3, max(shares) * 1.3))
         figure.tight_layout()
         path = PLOTS / f"{tool}.svg"
         figure.savefig(path, metadata={"Date": None})
