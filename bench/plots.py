@@ -154,17 +154,20 @@ def draw(rows: list[Row]) -> list[Path]:
         # A figure far past its target (or an error where none is allowed) is drawn
         # to the plot's edge.
         edge = max(1.3, *(row.share for row in shown if row.share != float("inf")))
-        shares = [min(row.share, edge * 1.2) for row in shown if row.share is not None]
+        # On a log scale (a figure ten times past its target and one at a tenth of it
+        # are as far from the line), zero drawn as a sliver.
+        shares = [max(min(row.share, edge * 1.2), 0.02) for row in shown if row.share is not None]
         colours = ["#2e7d32" if row.met else "#c62828" for row in shown]
-        axes.barh(range(len(shown)), shares, color=colours)
+        axes.barh(range(len(shown)), shares, color=colours, left=0.015)
         axes.axvline(1.0, color="black", linewidth=1)
         axes.set_yticks(range(len(shown)), labels, fontsize=8)
         axes.invert_yaxis()
-        axes.set_xlabel("share of the target (ratio / target ratio, or value / limit)")
+        axes.set_xlabel("share of the target, log scale (ratio / target ratio, or value / limit)")
         axes.set_title(f"{tool}: green met, red missed; the line is the target")
         for index, (row, share) in enumerate(zip(shown, shares)):
             axes.text(share, index, f" {row.goal()}", va="center", fontsize=7)
-        axes.set_xlim(0, max(1.3, max(shares) * 1.3))
+        axes.set_xscale("log")
+        axes.set_xlim(0.015, max(2.0, max(shares) * 2.5))
         figure.tight_layout()
         path = PLOTS / f"{tool}.svg"
         figure.savefig(path, metadata={"Date": None})
