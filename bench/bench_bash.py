@@ -14,18 +14,16 @@ from __future__ import annotations
 
 import gc
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import termios
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import toolplug_bash
-from timing import interleaved
+from timing import Stopwatch, interleaved, interleaved_self_timed, median_time, report, save
 from toolplug import Tool, ToolContext, ToolError
 from toolplug.testing import registry_from
 from toolplug_bash import sandbox
@@ -42,17 +40,6 @@ def make_tool(workspace: str, **params: object):
     """Create a bash tool the way a host does: from its (already loaded) registry."""
     (tool,) = REGISTRY.resolve(Tool("bash", params), ToolContext(workspace=Path(workspace)))
     return tool
-
-
-def report(what: str, ours: float, floor: float, target: float, unit: str = "ms") -> bool:
-    ratio = ours / floor
-    scale = 1000.0 if unit == "ms" else 1.0
-    verdict = "PASS" if ratio <= target else "MISS"
-    print(
-        f"{what:<46} ours {ours * scale:9.3f} {unit}  floor {floor * scale:9.3f} {unit}  "
-        f"ratio {ratio:6.2f}x  target <= {target:g}x  {verdict}"
-    )
-    return ratio <= target
 
 
 class PipeBash:
@@ -183,15 +170,17 @@ def bench_round_trip(workspace: str) -> bool:
                 },
                 repeats,
             )
-            print(f"{label} (medians of {repeats} rounds)")
+            print(f"(medians of {repeats} rounds)")
             ours = medians["call"]
-            ok &= report("  tool.call vs raw terminal", ours, medians["terminal"], 1.3)
-            ok &= report("  tool.call vs pipes", ours, medians["pipes"], 5)
+            ok &= report(
+                "bash", f"{label}: tool.call vs raw terminal", ours, medians["terminal"], 1.3
+            )
+            ok &= report("bash", f"{label}: tool.call vs pipes", ours, medians["pipes"], 5)
             report(
-                "  (info) protocol line in bash vs raw terminal",
+                "bash",
+                f"{label}: protocol line in bash vs raw terminal",
                 medians["protocol"],
                 medians["terminal"],
-                1.3,
             )
     finally:
         for floor in (pipes, terminal, protocol):
@@ -213,35 +202,21 @@ def bench_session_start(workspace: str) -> bool:
 
     # Closing is not part of a start: time it out of the measure.
     def ours_start_only() -> float:
-        tool = make_tool(workspace)
-        start = time.perf_counter()
-        tool.call({"command": "echo hi"})
-        elapsed = time.perf_counter() - start
+        with Stopwatch() as watch:
+            tool = make_tool(workspace)
+            tool.call({"command": "echo hi"})
         tool.close()
-        return elapsed
+        return watch.wall
+
+    def floor_timed() -> float:
+        return median_time(floor, 1)
 
     ours()
     floor()
-    floor_times, our_times = [], []
-    for _ in range(START_REPEATS):  # alternated, so that noise hits both alike
-        floor_times.append(_timed_call(floor))
-        our_times.append(_timed(lambda: make_tool(workspace)) + ours_start_only())
-    floor_time, create_and_first = statistics.median(floor_times), statistics.median(our_times)
-    return report("session start + first echo hi (vs bare bash)", create_and_first, floor_time, 2)
-
-
-def _timed_call(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
-def _timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    tool = action()
-    elapsed = time.perf_counter() - start
-    tool.close()  # type: ignore[attr-defined]
-    return elapsed
+    times = interleaved_self_timed({"floor": floor_timed, "ours": ours_start_only}, START_REPEATS)
+    return report(
+        "bash", "session start + first echo hi (vs bare bash)", times["ours"], times["floor"], 2
+    )
 
 
 def _peak_growth(action: Callable[[], object]) -> float:
@@ -279,13 +254,14 @@ def bench_memory(workspace: str) -> bool:
 
     floor_growth = _peak_growth(floor)
     mib = 1024 * 1024
-    verdict = "PASS" if growth < 50 * mib else "MISS"
-    print(
-        f"{'seq 1 5000000 peak memory growth':<46} ours {growth / mib:9.1f} MB  "
-        f"floor {floor_growth / mib:9.1f} MB  ratio {growth / max(floor_growth, 1):6.2f}x  "
-        f"target < 50 MB  {verdict}"
+    return report(
+        "bash",
+        "seq 1 5000000 peak memory growth",
+        growth / mib,
+        max(floor_growth, 1) / mib,
+        unit="MB",
+        limit=50,
     )
-    return growth < 50 * mib
 
 
 def sandbox_problem() -> str | None:
@@ -315,7 +291,11 @@ def bench_sandbox_round_trip(workspace: str) -> bool:
         inside.close()
         outside.close()
     return report(
-        "sandbox: echo hi round trip (vs no sandbox)", medians["inside"], medians["outside"], 1.2
+        "bash",
+        "sandbox: echo hi round trip (vs no sandbox)",
+        medians["inside"],
+        medians["outside"],
+        1.2,
     )
 
 
@@ -324,27 +304,23 @@ def bench_sandbox_start(workspace: str) -> bool:
     sandbox and outside it, alternated; closing is not timed."""
 
     def start(**params: object) -> float:
-        started = time.perf_counter()
-        tool = make_tool(workspace, **params)
-        assert tool.call({"command": "echo hi"}).output == "hi\n"
-        elapsed = time.perf_counter() - started
+        with Stopwatch() as watch:
+            tool = make_tool(workspace, **params)
+            assert tool.call({"command": "echo hi"}).output == "hi\n"
         tool.close()
-        return elapsed
+        return watch.wall
 
     start(sandbox="bwrap")  # the one-time probe of bwrap is not a session's start
-    inside, outside = [], []
-    for _ in range(START_REPEATS):
-        outside.append(start())
-        inside.append(start(sandbox="bwrap"))
-    ours, floor = statistics.median(inside), statistics.median(outside)
-    extra = ours - floor
-    verdict = "PASS" if extra <= 0.060 else "MISS"
-    print(
-        f"{'sandbox: session start + first echo hi':<46} ours {ours * 1000:9.3f} ms  "
-        f"floor {floor * 1000:9.3f} ms  ratio {ours / floor:6.2f}x  "
-        f"extra {extra * 1000:.1f} ms, target <= 60 ms  {verdict}"
+    times = interleaved_self_timed(
+        {"outside": start, "inside": partial(start, sandbox="bwrap")}, START_REPEATS
     )
-    return extra <= 0.060
+    return report(
+        "bash",
+        "sandbox: session start + first echo hi",
+        times["inside"],
+        times["outside"],
+        extra=0.060,
+    )
 
 
 def main() -> int:
@@ -359,6 +335,7 @@ def main() -> int:
             ok &= bench_sandbox_start(workspace)
         else:
             print(f"sandbox benchmarks skipped: {problem}")
+    save("bench_bash")
     return 0 if ok else 1
 
 

@@ -8,39 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import Field
+from timing import interleaved, report, save
 from toolplug import Action, Observation, TextContent, ToolDefinition
-
-
-def report(what: str, ours: float, floor: float, target: float, unit: str = "us") -> bool:
-    scale = 1e6 if unit == "us" else 1e3
-    ratio = ours / floor
-    verdict = "PASS" if ratio <= target else "MISS"
-    print(
-        f"{what:<52} ours {ours * scale:9.2f} {unit}  floor {floor * scale:9.2f} {unit}  "
-        f"ratio {ratio:5.2f}x  target <= {target}x  {verdict}"
-    )
-    return ratio <= target
-
-
-def per_call(fn: Callable[[], object], number: int, repeats: int = 7) -> float:
-    """Median seconds per call over several timed loops."""
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - start) / number)
-    return statistics.median(samples)
-
 
 # -- 1. tool.call overhead ---------------------------------------------------------------
 
@@ -66,16 +41,10 @@ def bench_call() -> bool:
         return add(action).content
 
     assert ours()[0].text == floor()[0].text == "5"  # type: ignore[index]
-    per_call(ours, 2000, 2)  # warm up
-    ours_t, floor_t = [], []
-    for _ in range(15):  # interleaved, so the noise of a busy machine hits both alike
-        ours_t.append(per_call(ours, 2000, 1))
-        floor_t.append(per_call(floor, 2000, 1))
+    interleaved({"ours": ours, "floor": floor}, 2, number=2000)  # warm up
+    times = interleaved({"ours": ours, "floor": floor}, 15, number=2000)
     return report(
-        "tool.call(dict) on a trivial tool",
-        statistics.median(ours_t),
-        statistics.median(floor_t),
-        2.0,
+        "core", "tool.call(dict) on a trivial tool", times["ours"], times["floor"], 2.0, "us"
     )
 
 
@@ -107,15 +76,6 @@ def install_fake_plugins(site: Path, count: int) -> None:
         (info / "RECORD").write_text("")
 
 
-def run_median(cmd: list[str], env: dict[str, str], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def bench_plugins_listing() -> bool:
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp)
@@ -132,14 +92,22 @@ def bench_plugins_listing() -> bool:
             subprocess.run(ours_cmd, env=env, capture_output=True, check=True).stdout
         )
         assert sum(p["name"].startswith("benchplug") for p in listed) == 50
-        run_median(ours_cmd, env, 2)
-        run_median(floor_cmd, env, 2)
-        ours = floor = 0.0
-        for _ in range(3):  # interleave, so drift on a noisy machine hits both
-            ours += run_median(ours_cmd, env, 5)
-            floor += run_median(floor_cmd, env, 5)
+        runs = {
+            "ours": lambda: subprocess.run(
+                ours_cmd, env=env, check=True, stdout=subprocess.DEVNULL
+            ),
+            "floor": lambda: subprocess.run(
+                floor_cmd, env=env, check=True, stdout=subprocess.DEVNULL
+            ),
+        }
+        interleaved(runs, 2)  # warm up
+        times = interleaved(runs, 15)
         ok = report(
-            "`toolplug plugins --json`, 50 plugins installed", ours / 3, floor / 3, 1.5, "ms"
+            "core",
+            "`toolplug plugins --json`, 50 plugins installed",
+            times["ours"],
+            times["floor"],
+            1.5,
         )
         probe = (
             "import sys; from toolplug import ToolRegistry; r = ToolRegistry.from_plugins();"
@@ -157,4 +125,5 @@ def bench_plugins_listing() -> bool:
 
 if __name__ == "__main__":
     results = [bench_call(), bench_plugins_listing()]
+    save("bench_core")
     sys.exit(0 if all(results) else 1)

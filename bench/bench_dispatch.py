@@ -18,12 +18,11 @@ Target: within 1.5x of the floor. Prints our time, the floor, the ratio and PASS
 from __future__ import annotations
 
 import json
-import statistics
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import Field
+from timing import interleaved, lower_quartile, report, save
 from toolplug import Action, Observation, ToolAnnotations, ToolDefinition, Toolset
 from toolplug.dispatch import dispatch
 
@@ -47,23 +46,6 @@ def add(action: Add) -> Observation:
 def wait(action: Add) -> Observation:
     time.sleep(SLOW)
     return Observation.from_text(str(action.a + action.b))
-
-
-def timed(
-    direct: Callable[[], object], ours: Callable[[], object], rounds: int = ROUNDS
-) -> tuple[float, float]:
-    """Both sides, alternating round by round so that noise hits them alike.
-
-    Returns the lower quartile of each side's times, in seconds.
-    """
-    floor: list[float] = []
-    mine: list[float] = []
-    for _ in range(rounds):
-        for fn, times in ((direct, floor), (ours, mine)):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-    return (statistics.quantiles(floor, n=4)[0], statistics.quantiles(mine, n=4)[0])
 
 
 def chat_calls(count: int) -> list[dict[str, object]]:
@@ -104,17 +86,11 @@ def measure(label: str, read_only: bool, slow: bool = False) -> bool:
 
     results = dispatch(toolset, calls)
     assert [r["content"] for r in results] == [str(i + 1) for i in range(count)]
-    for _ in range(3):  # warm up both
-        direct()
-        ours()
-    floor, mine = timed(direct, ours, SLOW_ROUNDS if slow else ROUNDS)
-    ratio = mine / floor
-    ok = ratio <= TARGET
-    print(
-        f"{label:<34} ours {mine * 1e3:7.3f} ms   floor {floor * 1e3:7.3f} ms   "
-        f"ratio {ratio:5.2f}   target <= {TARGET}   {'PASS' if ok else 'MISS'}"
-    )
-    return ok
+    runs = {"floor": direct, "ours": ours}
+    interleaved(runs, 3)  # warm up both
+    # The lower quartile: noise on this machine only ever adds time.
+    times = interleaved(runs, SLOW_ROUNDS if slow else ROUNDS, statistic=lower_quartile)
+    return report("dispatch", label, times["ours"], times["floor"], TARGET, width=34)
 
 
 def main() -> int:
@@ -125,6 +101,7 @@ def main() -> int:
     ]
     print(f"dispatch of {SLOW_CALLS} read-only calls that block {SLOW * 1e3:g} ms vs a pool")
     results.append(measure("side by side (slow read-only)", read_only=True, slow=True))
+    save("bench_dispatch")
     return 0 if all(results) else 1
 
 

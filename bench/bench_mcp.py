@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,28 +25,12 @@ import threading
 import time
 from pathlib import Path
 
+from timing import interleaved, interleaved_self_timed, median_time, per_call_async, report, save
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "plugins" / "mcp" / "tests" / "servers" / "demo_server.py"
 COUNTER = ROOT / "plugins" / "mcp" / "tests" / "counter_plugin"
 REPEATS = 7
-
-
-def line(what: str, ours: float, floor: float, target: float, unit: str = "ms") -> None:
-    ratio = ours / floor
-    verdict = "PASS" if ratio <= target else "MISS"
-    print(
-        f"{what:<44} ours {ours:8.3f} {unit}  floor {floor:8.3f} {unit}  "
-        f"ratio {ratio:5.2f}  target <= {target:.1f}x  {verdict}"
-    )
-
-
-def median_per_call(fn, calls: int, repeats: int = REPEATS) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn(calls)
-        times.append((time.perf_counter() - start) / calls * 1000)
-    return statistics.median(times)
 
 
 class RawClient:
@@ -81,16 +64,14 @@ class RawClient:
             self.ready.set()
             await self.stop.wait()
 
-    def per_call_ms(self, calls: int) -> float:
-        """Milliseconds per call over ``calls`` sequential calls, timed in the loop."""
+    def per_call(self, calls: int) -> float:
+        """Seconds per call over ``calls`` sequential calls, timed in the loop."""
 
-        async def run() -> float:
-            start = time.perf_counter()
-            for _ in range(calls):
-                await self.client.call_tool_mcp("echo", {"text": "x"})
-            return (time.perf_counter() - start) / calls * 1000
+        async def call() -> object:
+            return await self.client.call_tool_mcp("echo", {"text": "x"})
 
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(120)
+        timed = per_call_async(call, calls, repeats=1)
+        return asyncio.run_coroutine_threadsafe(timed, self.loop).result(120)
 
     def close(self) -> None:
         assert self.stop is not None
@@ -126,23 +107,20 @@ def stdio_bench() -> None:
                     t.join(120)
 
             ours(20)
-            raw.per_call_ms(20)
-            # Alternating rounds, so that a burst of machine noise hits both alike.
-            ours_call, ours_threads, raw_call = [], [], []
-            for _ in range(REPEATS):
-                ours_call.append(median_per_call(ours, 100, repeats=1))
-                ours_threads.append(median_per_call(threaded, 96, repeats=1) * 96)
-                raw_call.append(raw.per_call_ms(100))
+            raw.per_call(20)
+            times = interleaved_self_timed(
+                {
+                    "ours": lambda: median_time(lambda: ours(100), 1) / 100,
+                    "threads": lambda: median_time(lambda: threaded(96), 1),
+                    "raw": lambda: raw.per_call(100),
+                },
+                REPEATS,
+            )
     finally:
         raw.close()
-    floor = statistics.median(raw_call)
-    line("stdio call via sync bridge (per call)", statistics.median(ours_call), floor, 1.3)
-    line(
-        "96 calls from 8 threads vs sequential raw",
-        statistics.median(ours_threads),
-        floor * 96,
-        1.5,
-    )
+    floor = times["raw"]
+    report("mcp", "stdio call via sync bridge (per call)", times["ours"], floor, 1.3)
+    report("mcp", "96 calls from 8 threads vs sequential raw", times["threads"], floor * 96, 1.5)
 
 
 def free_port() -> int:
@@ -181,15 +159,12 @@ def http_bench() -> None:
 
     async def per_call(url: str) -> float:
         async with Client(url, timeout=30, init_timeout=30) as client:
-            for _ in range(20):
-                await client.call_tool_mcp("counter", {"step": 1})
-            times = []
-            for _ in range(REPEATS):
-                start = time.perf_counter()
-                for _ in range(50):
-                    await client.call_tool_mcp("counter", {"step": 1})
-                times.append((time.perf_counter() - start) / 50 * 1000)
-            return statistics.median(times)
+
+            async def call() -> object:
+                return await client.call_tool_mcp("counter", {"step": 1})
+
+            await per_call_async(call, 20, repeats=1)  # warm up
+            return await per_call_async(call, 50, REPEATS)
 
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -213,7 +188,7 @@ def http_bench() -> None:
             finally:
                 proc.terminate()
                 proc.wait(20)
-    line("serve over HTTP (per call)", results["ours"], results["plain"], 1.5)
+    report("mcp", "serve over HTTP (per call)", results["ours"], results["plain"], 1.5)
 
 
 def ten_megabyte_list(deep: bool) -> str:
@@ -240,18 +215,23 @@ def mend_bench() -> None:
     sdk = mcp_types.jsonrpc_message_adapter
     ours, floor = MendingReader(sdk), sdk
     hostile, plain = ten_megabyte_list(True), ten_megabyte_list(False)
-    times: dict[str, list[float]] = {"ours": [], "floor": []}
-    for _ in range(REPEATS):  # alternated rounds: the machine's load hits both alike
-        for name, reader, text in (("ours", ours, hostile), ("floor", floor, plain)):
-            start = time.perf_counter()
-            read = reader.validate_json(text, by_name=False)
-            times[name].append((time.perf_counter() - start) * 1000)
-            assert len(read.result["tools"]) == (5_001 if name == "ours" else 5_000)
-    median = {name: statistics.median(values) for name, values in times.items()}
-    line("10 MB tools/list with a 5,000-deep tool", median["ours"], median["floor"], 3.0)
+
+    def read(reader: object, text: str, tools: int) -> None:
+        answer = reader.validate_json(text, by_name=False)  # type: ignore[attr-defined]
+        assert len(answer.result["tools"]) == tools
+
+    times = interleaved(
+        {
+            "ours": lambda: read(ours, hostile, 5_001),
+            "floor": lambda: read(floor, plain, 5_000),
+        },
+        REPEATS,
+    )
+    report("mcp", "10 MB tools/list with a 5,000-deep tool", times["ours"], times["floor"], 3.0)
 
 
 if __name__ == "__main__":
     stdio_bench()
     http_bench()
     mend_bench()
+    save("bench_mcp")

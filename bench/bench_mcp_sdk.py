@@ -40,10 +40,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from timing import Stopwatch, report, save
 
 #: The server-everything release the MCP tests pin (its tools differ by release).
 EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31"
@@ -162,13 +163,12 @@ class SdkFloor:
         name, arguments = self.server.tool, self.server.arguments
 
         async def run() -> tuple[float, float]:
-            cpu, start = time.process_time(), time.perf_counter()
-            for _ in range(calls):
-                result = await self.session.call_tool(name, arguments)
-                if result.is_error:
-                    raise RuntimeError(f"the floor's call failed: {result}")
-            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-            return wall / calls * 1000, cpu / calls * 1000
+            with Stopwatch() as watch:
+                for _ in range(calls):
+                    result = await self.session.call_tool(name, arguments)
+                    if result.is_error:
+                        raise RuntimeError(f"the floor's call failed: {result}")
+            return watch.wall / calls * 1000, watch.cpu / calls * 1000
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(120)
 
@@ -176,14 +176,13 @@ class SdkFloor:
         """The same calls, each submitted from this (sync) thread to the floor's loop
         and waited for: the SDK behind the plainest sync bridge."""
         name, arguments = self.server.tool, self.server.arguments
-        cpu, start = time.process_time(), time.perf_counter()
-        for _ in range(calls):
-            call = self.session.call_tool(name, arguments)
-            result = asyncio.run_coroutine_threadsafe(call, self.loop).result(120)
-            if result.is_error:
-                raise RuntimeError(f"the floor's call failed: {result}")
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-        return wall / calls * 1000, cpu / calls * 1000
+        with Stopwatch() as watch:
+            for _ in range(calls):
+                call = self.session.call_tool(name, arguments)
+                result = asyncio.run_coroutine_threadsafe(call, self.loop).result(120)
+                if result.is_error:
+                    raise RuntimeError(f"the floor's call failed: {result}")
+        return watch.wall / calls * 1000, watch.cpu / calls * 1000
 
     def close(self) -> None:
         if self.stop is not None:
@@ -223,13 +222,12 @@ def bench(server: Server, rounds: int, calls: int) -> Figures:
                 raise RuntimeError(f"{server.label}: no tool {tool!r} in {sorted(toolset)}")
 
             def ours_per_call(n: int) -> tuple[float, float]:
-                cpu, start = time.process_time(), time.perf_counter()
-                for _ in range(n):
-                    observation = toolset.call(tool, arguments)
-                    if observation.is_error:
-                        raise RuntimeError(f"our call failed: {observation.text}")
-                wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-                return wall / n * 1000, cpu / n * 1000
+                with Stopwatch() as watch:
+                    for _ in range(n):
+                        observation = toolset.call(tool, arguments)
+                        if observation.is_error:
+                            raise RuntimeError(f"our call failed: {observation.text}")
+                return watch.wall / n * 1000, watch.cpu / n * 1000
 
             def sdk_from_sync_caller(n: int) -> tuple[float, float]:
                 return floor.per_call_from_this_thread(n)
@@ -240,13 +238,12 @@ def bench(server: Server, rounds: int, calls: int) -> Figures:
                 definition = toolset[tool]
 
                 async def run() -> tuple[float, float]:
-                    cpu, start = time.process_time(), time.perf_counter()
-                    for _ in range(n):
-                        observation = await definition.acall(arguments)
-                        if observation.is_error:
-                            raise RuntimeError(f"our call failed: {observation.text}")
-                    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-                    return wall / n * 1000, cpu / n * 1000
+                    with Stopwatch() as watch:
+                        for _ in range(n):
+                            observation = await definition.acall(arguments)
+                            if observation.is_error:
+                                raise RuntimeError(f"our call failed: {observation.text}")
+                    return watch.wall / n * 1000, watch.cpu / n * 1000
 
                 return run_sync(run())
 
@@ -277,26 +274,18 @@ def bench(server: Server, rounds: int, calls: int) -> Figures:
 
 
 def line(what: str, figures: Figures) -> None:
-    ratio = figures.ours / figures.floor
-    verdict = "PASS" if ratio <= TARGET else "MISS"
+    """Report the figures (given in milliseconds) of one server."""
     ratios = figures.ratios
-    print(
-        f"{what:<34} ours {figures.ours:6.3f} ms  floor {figures.floor:6.3f} ms  "
-        f"ratio {ratio:4.2f} (rounds {min(ratios):.2f}-{max(ratios):.2f})  "
-        f"target <= {TARGET:.1f}x  {verdict}",
-        flush=True,
-    )
-    added = (figures.ours_cpu - figures.floor_cpu) * 1000
-    print(
-        f"{'':<34} cpu  {figures.ours_cpu:6.3f} ms  floor {figures.floor_cpu:6.3f} ms  "
-        f"(this process's CPU per call: {added:+.0f} us)",
-        flush=True,
+    report("mcp", what, figures.ours / 1000, figures.floor / 1000, TARGET)
+    print(f"  (ratios of the rounds {min(ratios):.2f}-{max(ratios):.2f}x)")
+    report(
+        "mcp",
+        f"{what}: this process's CPU per call",
+        figures.ours_cpu / 1000,
+        figures.floor_cpu / 1000,
     )
     for name, wall in figures.info.items():
-        print(
-            f"  {name:<32} {wall:6.3f} ms  ratio to the floor {wall / figures.floor:4.2f}",
-            flush=True,
-        )
+        report("mcp", f"{what}: {name}", wall / 1000, figures.floor / 1000)
 
 
 def main() -> None:
@@ -309,6 +298,7 @@ def main() -> None:
         if server is None:
             continue
         line(server.label, bench(server, options.rounds, options.calls))
+    save("bench_mcp_sdk")
 
 
 if __name__ == "__main__":

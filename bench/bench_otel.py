@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from otel_setup import install_sdk
+from timing import Stopwatch, per_call_async, report, save
 
 HERE = Path(__file__).resolve().parent
 TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
@@ -46,23 +47,15 @@ ARGUMENTS = {"thought": "plan the next step"}
 
 def per_call(fn: Callable[[], object], calls: int) -> tuple[float, float]:
     """Wall time and the calling thread's CPU time per call, in seconds."""
-    started, cpu = time.perf_counter(), time.thread_time()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - started) / calls, (time.thread_time() - cpu) / calls
+    with Stopwatch(time.thread_time) as watch:
+        for _ in range(calls):
+            fn()
+    return watch.wall / calls, watch.cpu / calls
 
 
-def report(what: str, ours: list[float], floor: list[float], target: float | None) -> bool:
-    with_otel, without = statistics.median(ours), statistics.median(floor)
-    ratio = with_otel / without
-    passed = target is None or ratio <= target
-    verdict = "(for scale)" if target is None else f"target <= {target}x  "
-    verdict += "" if target is None else ("PASS" if passed else "MISS")
-    print(
-        f"{what:<44} ours {with_otel * 1e6:8.1f} us  floor {without * 1e6:8.1f} us  "
-        f"ratio {ratio:5.2f}x  added {(with_otel - without) * 1e6:6.1f} us  {verdict}"
-    )
-    return passed
+def compare(what: str, ours: list[float], floor: list[float], target: float | None) -> bool:
+    """Report the medians of both contenders' rounds."""
+    return report("otel", what, statistics.median(ours), statistics.median(floor), target, "us")
 
 
 def in_process(what: str = "think, Toolset.call in process", target: float | None = TARGET) -> bool:
@@ -80,13 +73,11 @@ def in_process(what: str = "think, Toolset.call in process", target: float | Non
         for _ in range(ROUNDS):
             ours.append(per_call(lambda: traced.call("think", ARGUMENTS), CALLS))
             floor.append(per_call(lambda: plain.call("think", ARGUMENTS), CALLS))
-    ok = report(what, [w for w, _ in ours], [w for w, _ in floor], target)
+    ok = compare(what, [w for w, _ in ours], [w for w, _ in floor], target)
     # The calling thread's CPU alone: what the plugin computes. On a busy machine the
     # longer contender's rounds are cut by the scheduler more often, which wall time
     # counts against it and CPU time does not.
-    report(
-        "  the same, calling thread's CPU time", [c for _, c in ours], [c for _, c in floor], None
-    )
+    compare(f"{what}: calling thread's CPU time", [c for _, c in ours], [c for _, c in floor], None)
     return ok
 
 
@@ -143,11 +134,11 @@ async def _served(traced_url: str, plain_url: str) -> tuple[list[float], list[fl
             sessions.append(session)
 
         async def per_served_call(session: ClientSession) -> float:
-            started = time.perf_counter()
-            for _ in range(SERVED_CALLS):
+            async def call() -> None:
                 result = await session.call_tool("think", ARGUMENTS)
                 assert not result.is_error, result
-            return (time.perf_counter() - started) / SERVED_CALLS
+
+            return await per_call_async(call, SERVED_CALLS, repeats=1)
 
         for session in sessions:  # warm up
             for _ in range(3):
@@ -163,18 +154,20 @@ async def _served(traced_url: str, plain_url: str) -> tuple[list[float], list[fl
 def over_serve() -> bool:
     with _server("think,otel") as traced, _server("think") as plain:
         ours, floor = asyncio.run(_served(traced, plain))
-    return report("think over toolplug mcp serve (HTTP)", ours, floor, TARGET)
+    return compare("think over toolplug mcp serve (HTTP)", ours, floor, TARGET)
 
 
 def main() -> int:
     if "--no-sdk" in sys.argv:  # part 3, in a process of its own (no global SDK)
         in_process("think in process, otel but no SDK", None)
+        save("bench_otel_no_sdk")
         return 0
     exporter = install_sdk()
     in_process(target=None)
     ok = True
     print(f"  spans handed to the exporter in this process: {exporter.exported}")
     ok &= over_serve()
+    save("bench_otel")
     sys.stdout.flush()
     subprocess.run([sys.executable, __file__, "--no-sdk"], check=True)
     return 0 if ok else 1

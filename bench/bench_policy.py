@@ -23,13 +23,12 @@ microseconds added per call (audit log included); every line prints both.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from timing import interleaved, median_time, report, save
 from toolplug import Toolset
 
 ROUNDS = 15
@@ -68,23 +67,12 @@ security_risk = ["high"]
 """
 
 
-def per_call(fn: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    for _ in range(CALLS):
-        fn()
-    return (time.perf_counter() - started) / CALLS
-
-
-def compare(name: str, governed: Callable[[], object], free: Callable[[], object]) -> tuple:
-    for fn in (governed, free):  # warm both (the parser, the shell, the caches)
-        for _ in range(5):
-            fn()
-    ours: list[float] = []
-    floor: list[float] = []
-    for _ in range(ROUNDS):
-        ours.append(per_call(governed))
-        floor.append(per_call(free))
-    return name, statistics.median(ours), statistics.median(floor)
+def compare(governed: Callable[[], object], free: Callable[[], object]) -> dict[str, float]:
+    """Seconds per call of each, warmed up (the parser, the shell, the caches), then
+    alternated in rounds of ``CALLS`` calls."""
+    runs = {"ours": governed, "floor": free}
+    interleaved(runs, 5)
+    return interleaved(runs, ROUNDS, number=CALLS)
 
 
 def main() -> int:
@@ -119,38 +107,24 @@ def main() -> int:
 
             ours, theirs = calls(governed), calls(free)
             for name in ("bash", "file_editor", "think"):
-                what, with_policy, without = compare(name, ours[name], theirs[name])
-                ratio = with_policy / without
-                added_us = (with_policy - without) * 1e6
-                if name != "bash":
-                    passed = added_us <= 60
-                    target = "added <= 60 us"
+                times = compare(ours[name], theirs[name])
+                what = f"{name} call under a policy"
+                if name == "bash":
+                    ok &= report("policy", what, times["ours"], times["floor"], 1.15, "us")
                 else:
-                    passed = ratio <= 1.15
-                    target = "ratio <= 1.15x"
-                ok &= passed
-                print(
-                    f"{what + ' call under a policy':<34} ours {with_policy * 1e6:9.1f} us  "
-                    f"floor {without * 1e6:9.1f} us  ratio {ratio:5.2f}x  "
-                    f"added {added_us:7.1f} us  target {target}  "
-                    f"{'PASS' if passed else 'MISS'}"
-                )
-            refusals = []
-            for _ in range(ROUNDS):
-                started = time.perf_counter()
+                    ok &= report(
+                        "policy", what, times["ours"], times["floor"], unit="us", extra=60e-6
+                    )
+
+            def refuse() -> None:
                 observation = governed.call("bash", {"command": HUGE})
-                refusals.append(time.perf_counter() - started)
                 assert observation.is_error and "characters long" in observation.text
-            refused = statistics.median(refusals)
-            passed = refused <= HUGE_TARGET
-            ok &= passed
-            print(
-                f"{'1 MB bash command refused':<34} ours {refused * 1e3:9.2f} ms  "
-                f"(median of {ROUNDS})  target <= {HUGE_TARGET * 1e3:.0f} ms  "
-                f"{'PASS' if passed else 'MISS'}"
-            )
+
+            refused = median_time(refuse, ROUNDS)
+            ok &= report("policy", "1 MB bash command refused", refused, None, limit=HUGE_TARGET)
         lines = (root / "audit.jsonl").read_text().count("\n")
         print(f"audit log: {lines} lines written in the background")
+    save("bench_policy")
     return 0 if ok else 1
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from timing import Stopwatch, report, save
 
 ROOT = Path(__file__).resolve().parent.parent
 HAPROXY_CONFIG = ROOT / "docs" / "deploy" / "haproxy.cfg"
@@ -139,8 +140,9 @@ class Calls:
         self.seconds += other.seconds
 
     def pct(self, q: float) -> float:
+        """The ``q`` quantile of the latencies, in seconds."""
         ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
     @property
     def rate(self) -> float:
@@ -171,9 +173,9 @@ async def loop(clients: list[ClientSession], seconds: float) -> Calls:
 
     async def one(client: ClientSession) -> None:
         while time.monotonic() < deadline:
-            started = time.perf_counter()
             try:
-                result = await client.call_tool("bash", COMMAND)
+                with Stopwatch() as watch:
+                    result = await client.call_tool("bash", COMMAND)
             except Exception as exc:
                 calls.errors.append(repr(exc))
                 continue
@@ -182,7 +184,7 @@ async def loop(clients: list[ClientSession], seconds: float) -> Calls:
             if result.is_error or running or not text.startswith("hi"):  # failed, not done
                 calls.errors.append(text)
             else:
-                calls.latencies.append(time.perf_counter() - started)
+                calls.latencies.append(watch.wall)
 
     await asyncio.gather(*(one(c) for c in clients))
     return calls
@@ -197,14 +199,6 @@ async def rounds(
         for name, clients in contenders.items():
             totals[name].add(await loop(clients, seconds / count))
     return totals
-
-
-def row(what: str, ours: float, floor: float, unit: str, floor_what: str) -> None:
-    ratio = ours / floor
-    print(
-        f"{what:<52} {ours:9.2f} {unit:<6} floor {floor:9.2f} {unit:<6} "
-        f"ratio {ratio:5.2f}x  ({floor_what})"
-    )
 
 
 # -- the two parts ---------------------------------------------------------------------
@@ -225,29 +219,16 @@ async def one_host(args: argparse.Namespace, work: Path) -> None:
         one, every = got["one"], got["all"]
         n = args.sessions
         print(f"\n1. one host: {n} sessions, `echo hi` in each one's bash, {args.seconds:g} s each")
-        row(
-            f"p50, {n} sessions at once vs one alone",
-            every.pct(0.5),
-            one.pct(0.5),
-            "ms",
-            "one session",
-        )
-        row(
-            f"p99, {n} sessions at once vs one alone",
-            every.pct(0.99),
-            one.pct(0.99),
-            "ms",
-            "one session",
-        )
+        # The floor: one session calling alone.
+        report("serve", f"p50, {n} sessions at once vs one alone", every.pct(0.5), one.pct(0.5))
+        report("serve", f"p99, {n} sessions at once vs one alone", every.pct(0.99), one.pct(0.99))
         print(
             f"{'calls':<52} {len(every.latencies)} ({every.rate:.0f}/s); "
             f"one alone {len(one.latencies)} ({one.rate:.0f}/s)"
         )
-        print(f"{'errors':<52} {len(every.errors) + len(one.errors)} (target 0)")
-        print(
-            f"{'server RSS growth per session':<52} {grown / n:9.0f} KiB  "
-            f"({grown / 1024:.0f} MiB for {n})"
-        )
+        errors = len(every.errors) + len(one.errors)
+        report("serve", f"errors, {n} sessions", errors, None, unit="errors", limit=0)
+        report("serve", "server RSS growth per session", grown / n, None, unit="KiB")
         print(
             f"{'bash processes: count, RSS per session':<52} {len(shells)}, {shell_kib / n:.0f} KiB"
         )
@@ -281,24 +262,22 @@ async def behind_haproxy(args: argparse.Namespace, work: Path) -> None:
             )
         n = args.sessions
         print(f"\n2. {n} sessions through HAProxy to two replicas, {args.seconds:g} s each")
-        row(
+        # The floors: the same sessions on one replica with no balancer.
+        report(
+            "serve",
             "throughput, 2 replicas behind HAProxy vs 1 alone",
             got["balanced"].rate,
             got["alone"].rate,
-            "call/s",
-            f"{n} sessions on one replica, no balancer",
+            unit="call/s",
         )
-        row(
+        report(
+            "serve",
             "p50 of one session through HAProxy vs straight",
             got["one-balanced"].pct(0.5),
             got["one-direct"].pct(0.5),
-            "ms",
-            "the same replica without the balancer",
         )
-        added = got["one-balanced"].pct(0.5) - got["one-direct"].pct(0.5)
-        print(f"{'added latency of the balancer (p50)':<52} {added:9.2f} ms")
         errors = [e for c in got.values() for e in c.errors]
-        print(f"{'errors':<52} {len(errors)} (target 0)")
+        report("serve", "errors behind HAProxy", len(errors), None, unit="errors", limit=0)
         for error in sorted(set(errors))[:5]:
             print("   error:", error[:300])
     finally:
@@ -322,6 +301,7 @@ def main() -> None:
         if not args.skip_haproxy:
             asyncio.run(behind_haproxy(args, Path(tmp)))
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    save("bench_serve")
 
 
 if __name__ == "__main__":

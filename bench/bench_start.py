@@ -31,9 +31,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+import timing
 
 BIN = Path(sys.executable).parent
 PYTHON = sys.executable
@@ -111,25 +112,15 @@ def report(
     what: str,
     ours: float,
     floor: float,
-    target: float,
+    target: float | None,
     unit: str = "ms",
     cpu: tuple[float, float] | None = None,
 ) -> bool:
-    """Print one target's line; ``cpu``: our and the floor's CPU time (info)."""
-    ratio = ours / floor
-    scale = 1000.0 if unit == "ms" else 1.0
-    verdict = "PASS" if ratio <= target else "MISS"
-    spent = (
-        ""
-        if cpu is None
-        else f"  (cpu {cpu[0] * 1e3:.0f}/{cpu[1] * 1e3:.0f} ms {cpu[0] / cpu[1]:.2f}x)"
-    )
-    print(
-        f"{what:<44} ours {ours * scale:8.1f} {unit}  floor {floor * scale:8.1f} {unit}  "
-        f"ratio {ratio:5.2f}x  target <= {target:g}x  {verdict}{spent}",
-        flush=True,
-    )
-    return ratio <= target
+    """Report one figure; ``cpu``: our and the floor's child CPU time, printed beside."""
+    met = timing.report("start", what, ours, floor, target, unit)
+    if cpu is not None:
+        print(f"  (cpu {cpu[0] * 1e3:.0f}/{cpu[1] * 1e3:.0f} ms {cpu[0] / cpu[1]:.2f}x)")
+    return met
 
 
 def rounds(runs: dict[str, Callable[[], float]], count: int) -> dict[str, tuple[float, float]]:
@@ -142,9 +133,9 @@ def rounds(runs: dict[str, Callable[[], float]], count: int) -> dict[str, tuple[
     spent: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(count):
         for name, run in runs.items():
-            before = _children_cpu()
-            results[name].append(run())
-            spent[name].append(_children_cpu() - before)
+            with timing.Stopwatch(_children_cpu) as watch:
+                results[name].append(run())
+            spent[name].append(watch.cpu)
     return {
         name: (statistics.median(results[name]), statistics.median(spent[name])) for name in runs
     }
@@ -156,12 +147,8 @@ def _children_cpu() -> float:
 
 
 def timed(argv: list[str], env: dict[str, str], cwd: str | None = None) -> Callable[[], float]:
-    def run() -> float:
-        started = time.perf_counter()
-        subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-        return time.perf_counter() - started
-
-    return run
+    run = timing.command(argv, env, cwd=cwd)
+    return lambda: timing.median_time(run, 1)
 
 
 def mcp_first_list(argv: list[str], env: dict[str, str], cwd: str) -> Callable[[], float]:
@@ -169,37 +156,36 @@ def mcp_first_list(argv: list[str], env: dict[str, str], cwd: str) -> Callable[[
     lines = b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED, LIST))
 
     def run() -> float:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=cwd,
-        )
-        assert process.stdin is not None and process.stdout is not None
-        # A client sends initialize, waits for its answer, then lists the tools.
-        process.stdin.write(lines[: lines.index(b"\n") + 1])
-        process.stdin.flush()
-        answer = json.loads(process.stdout.readline())
-        assert answer.get("id") == 1, answer
-        process.stdin.write(lines[lines.index(b"\n") + 1 :])
-        process.stdin.flush()
-        while True:
-            line = process.stdout.readline()
-            if not line:
-                raise RuntimeError(f"{argv[0]} ended before it listed its tools")
-            message = json.loads(line)
-            if message.get("id") == 2:
-                break
-        elapsed = time.perf_counter() - started
+        with timing.Stopwatch() as watch:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                cwd=cwd,
+            )
+            assert process.stdin is not None and process.stdout is not None
+            # A client sends initialize, waits for its answer, then lists the tools.
+            process.stdin.write(lines[: lines.index(b"\n") + 1])
+            process.stdin.flush()
+            answer = json.loads(process.stdout.readline())
+            assert answer.get("id") == 1, answer
+            process.stdin.write(lines[lines.index(b"\n") + 1 :])
+            process.stdin.flush()
+            while True:
+                line = process.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"{argv[0]} ended before it listed its tools")
+                message = json.loads(line)
+                if message.get("id") == 2:
+                    break
         assert message["result"]["tools"], message
         process.stdin.close()
         process.kill()
         process.wait()
         process.stdout.close()
-        return elapsed
+        return watch.wall
 
     return run
 
@@ -223,18 +209,18 @@ def bench_cold_call(env: dict[str, str], count: int) -> bool:
         "toolplug call think (cold process)", ours[0], floor[0], 1.3, cpu=(ours[1], floor[1])
     )
     report(
-        "  the same, TOOLPLUG_PLUGINS=think (info)",
+        "the same, TOOLPLUG_PLUGINS=think",
         think_only[0],
         floor[0],
-        1.3,
+        None,
         cpu=(think_only[1], floor[1]),
     )
     one_model = medians["one model"]
     report(
-        "  (info) no toolplug: one pydantic model",
+        "no toolplug: one pydantic model (cold process)",
         one_model[0],
         floor[0],
-        1.3,
+        None,
         cpu=(one_model[1], floor[1]),
     )
     return ok
@@ -298,10 +284,10 @@ def bench_memory(env: dict[str, str], workspace: str, count: int) -> bool:
         unit="MB",
     )
     report(
-        "  (info) no toolplug: one pydantic model",
+        "no toolplug: one pydantic model, peak RSS",
         medians["one model"][0] / 1024,
         floor,
-        1.5,
+        None,
         unit="MB",
     )
     return ok
@@ -324,6 +310,7 @@ def main() -> int:
         ok &= bench_mcp_serve(env, workspace, max(options.rounds // 2, 5))
         ok &= bench_memory(env, workspace, 5)
     print(f"  (medians of the rounds, contenders alternated; load average {_load()})")
+    timing.save("bench_start")
     return 0 if ok else 1
 
 
