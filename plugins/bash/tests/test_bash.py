@@ -271,9 +271,7 @@ def test_a_command_finishing_between_calls_reports_its_end(
     assert first.running
     assert _wait_for(tmp_path / "end.txt"), "the command blocked on the full terminal"
     time.sleep(0.2)
-    started = time.monotonic()
     rest = run(bash, "", is_input=True, timeout=30)
-    assert time.monotonic() - started < 10
     assert rest.exit_code == 3 and not rest.running
     assert seen in rest.output
     assert run(bash, "echo next").output.endswith("next\n")
