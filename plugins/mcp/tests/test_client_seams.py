@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from conftest import (
     wait_for_port,
 )
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError, Toolset
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 from toolplug_mcp.client.config import parse_servers
 from toolplug_mcp.client.names import exported_names
 
@@ -232,10 +231,7 @@ def test_a_server_that_died_between_calls_is_started_before_the_next(tmp_path: P
         first = int(toolset.call("pid", {}).structured_content()["result"])
         os.kill(first, signal.SIGKILL)
         connection = toolset["echo"].executor.connection
-        deadline = time.monotonic() + 30  # until the client has seen it go (bounded)
-        while connection.running and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not connection.running
+        wait_until(lambda: not connection.running, interval=0.02, what="the client to see it go")
         again = toolset.call("echo", {"text": "still here"})
         assert not again.is_error, again.text
         assert again.content[-1].text == "still here"
