@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,14 +80,14 @@ def served_propagation_only(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 def _server_spans(path: Path, name: str, limit: float = 30.0) -> list[dict[str, Any]]:
     """The server's spans once one named ``name`` is written (it exports as each ends)."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if path.exists():
-            found = [json.loads(line) for line in path.read_text().splitlines() if line]
-            if any(s["name"] == name for s in found):
-                return found
-        time.sleep(0.05)
-    raise AssertionError(f"the server wrote no span named {name!r} within {limit} s")
+
+    def written() -> list[dict[str, Any]] | None:
+        if not path.exists():
+            return None
+        found = [json.loads(line) for line in path.read_text().splitlines() if line]
+        return found if any(s["name"] == name for s in found) else None
+
+    return wait_until(written, timeout=limit, what=f"the server's span named {name!r}")
 
 
 async def _call_think_in_a_turn(url: str) -> tuple[int, dict[str, str]]:
