@@ -74,8 +74,11 @@ def start_serve(
     *,
     cwd: Path | None = None,
     limit: float = 60,
+    port: int = 0,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start ``toolplug mcp serve --transport http ... --port 0``; its process and URL.
+
+    ``port`` is for a server started again on the port an earlier one was given.
 
     The server binds a port the system gives and prints its URL once it listens: the
     URL is read from its stderr (written to ``stderr``), never guessed from a port
@@ -83,7 +86,7 @@ def start_serve(
     leads a process group of its own; if it does not come up, it is stopped (and its
     group killed) before the error is raised: nothing started here outlives a failure.
     """
-    command = [TOOLPLUG, "mcp", "serve", "--transport", "http", *args, "--port", "0"]
+    command = [TOOLPLUG, "mcp", "serve", "--transport", "http", *args, "--port", str(port)]
     with stderr.open("w") as errors:
         proc = subprocess.Popen(command, env=env, cwd=cwd, stderr=errors, start_new_session=True)
     try:

@@ -19,11 +19,10 @@ from conftest import (
     HERE,
     TOOLPLUG,
     demo_stdio,
-    free_port,
     is_alive,
     serve_env,
+    start_serve,
     stop,
-    wait_for_port,
 )
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError, Toolset
 from toolplug.testing import registry_from, wait_until
@@ -243,12 +242,11 @@ def test_a_server_that_died_between_calls_is_started_before_the_next(tmp_path: P
         assert quiet.text == "no note now"
 
 
-def serve_http(port: int, tmp_path: Path) -> subprocess.Popen[bytes]:
-    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the test's counter tool."""
-    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "counter"]
-    proc = subprocess.Popen([TOOLPLUG, *args], env=serve_env(tmp_path), stderr=subprocess.DEVNULL)
-    wait_for_port(port, proc)
-    return proc
+def serve_http(tmp_path: Path, port: int = 0) -> tuple[subprocess.Popen[bytes], str]:
+    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the test's counter tool: on
+    the port it binds, or again on ``port``; its process and URL."""
+    stderr = tmp_path / f"serve-{port}.txt"
+    return start_serve(["--plugins", "counter"], serve_env(tmp_path), stderr, port=port)
 
 
 def test_a_remote_server_that_restarted_between_calls_gets_a_new_session(
@@ -256,15 +254,14 @@ def test_a_remote_server_that_restarted_between_calls_gets_a_new_session(
 ) -> None:
     # The restarted server answers the old session id with 404: the call never ran
     # there, so the client starts a new session and makes it (the spec's way).
-    port = free_port()
-    server = serve_http(port, tmp_path)
+    server, url = serve_http(tmp_path)
     try:
-        remote = {"url": f"http://127.0.0.1:{port}/mcp"}
+        remote = {"url": url}
         with load({"mcpServers": {"remote": remote}}, tmp_path) as toolset:
             assert counted(toolset.call("counter", {"step": 2})) == 2
             assert counted(toolset.call("counter", {"step": 1})) == 3
             stop(server)
-            server = serve_http(port, tmp_path)
+            server, _ = serve_http(tmp_path, port=int(url.rsplit(":", 1)[1].split("/")[0]))
             again = toolset.call("counter", {"step": 1})
             assert not again.is_error, again.text
             assert "MCP server 'remote' had ended the session" in again.text
