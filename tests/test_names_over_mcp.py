@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from toolplug.testing import wait_until
 
 
 def _bad_name_tree(root: Path) -> None:
@@ -26,10 +25,28 @@ def _bad_name_tree(root: Path) -> None:
             pass
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def _serve_http(args: list[str], stderr: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``toolplug mcp serve --transport http --port 0 ...``: its process, and the URL it
+    prints once it listens (no port is picked here and released). A server that does
+    not come up is stopped before the error is raised."""
+    toolplug = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
+    command = [toolplug, "mcp", "serve", "--transport", "http", "--port", "0", *args]
+    with stderr.open("w") as errors:
+        proc = subprocess.Popen(command, stderr=errors)
+
+    def announced() -> str | None:
+        assert proc.poll() is None, f"the server exited: {stderr.read_text()}"
+        for line in stderr.read_text().splitlines():
+            if line.startswith("toolplug MCP server on "):
+                return line.split(" on ", 1)[1].strip()
+        return None
+
+    try:
+        return proc, wait_until(announced, timeout=60, what="the server's URL")
+    except BaseException:
+        proc.kill()
+        proc.wait(30)
+        raise
 
 
 @pytest.fixture
@@ -37,21 +54,10 @@ def served_glob(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``toolplug mcp serve`` over HTTP on 127.0.0.1, with the glob tool only."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    toolplug = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
-    port = _free_port()
-    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "glob"]
-    proc = subprocess.Popen([toolplug, *args, "--workspace", str(workspace)])
+    args = ["--plugins", "glob", "--workspace", str(workspace)]
+    proc, url = _serve_http(args, tmp_path / "stderr.txt")
     try:
-        limit = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, "the server exited"
-            assert time.monotonic() < limit, "the server did not listen within 60 s"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", workspace
+        yield url, workspace
     finally:
         proc.terminate()
         try:
@@ -85,7 +91,6 @@ async def test_a_non_utf8_name_over_mcp_http(served_glob: tuple[str, Path]) -> N
 def test_directory_view_over_mcp_with_a_non_utf8_name(tmp_path: Path) -> None:
     """The whole way: `toolplug mcp serve` over HTTP on 127.0.0.1, the official MCP client."""
     import asyncio
-    import socket
 
     from mcp import ClientSession
     from mcp.client import streamable_http
@@ -94,16 +99,10 @@ def test_directory_view_over_mcp_with_a_non_utf8_name(tmp_path: Path) -> None:
     workspace.mkdir()
     with open(os.path.join(os.fsencode(workspace), b"r\xe9sum\xe9.txt"), "w") as handle:
         handle.write("cv\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    toolplug = Path(sys.executable).parent / "toolplug"
-    serve = ["mcp", "serve", "--transport", "http", "--port", str(port)]
-    serve += ["--plugins", "file_editor", "--workspace", str(workspace)]
-    server = subprocess.Popen([str(toolplug), *serve])
+    serve = ["--plugins", "file_editor", "--workspace", str(workspace)]
+    server, url = _serve_http(serve, tmp_path / "stderr.txt")
 
     async def view() -> Any:
-        url = f"http://127.0.0.1:{port}/mcp"
         # The SDK renamed the transport (and its yield shape) in 2.0; take either.
         connect = getattr(streamable_http, "streamable_http_client", None)
         connect = connect or streamable_http.streamablehttp_client
@@ -112,13 +111,6 @@ def test_directory_view_over_mcp_with_a_non_utf8_name(tmp_path: Path) -> None:
             return await session.call_tool("file_editor", {"command": "view", "path": "."})
 
     try:
-        end = time.monotonic() + 60
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert server.poll() is None and time.monotonic() < end, "the server did not start"
-            time.sleep(0.05)
         result = asyncio.run(view())
     finally:
         server.terminate()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from toolplug import PolicyError, ToolCall, ToolRegistry, Toolset, tool
-from toolplug.testing import run_toolplug
+from toolplug.testing import run_toolplug, wait_until
 
 POLICY = """\
 default = "deny"
@@ -75,18 +75,17 @@ def audit_lines(policy: Path, count: int = 1) -> list[dict[str, Any]]:
     line, or a ``refused`` line), once the background writer has written ``count`` of
     them (it writes in batches, so the file can exist with some of them yet)."""
     log = policy.parent / "audit.jsonl"
-    deadline = time.monotonic() + 10
-    entries: list[dict[str, Any]] = []
-    while time.monotonic() < deadline:
+
+    def written() -> list[dict[str, Any]] | None:
         lines = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
         ends = {line["call"]: line for line in lines if line["phase"] == "end"}
         entries = [
             {**line, **ends.get(line["call"], {})} for line in lines if line["phase"] != "end"
         ]
-        if len(entries) >= count and all("duration" in entry for entry in entries):
-            break
-        time.sleep(0.05)
-    return entries
+        done = len(entries) >= count and all("duration" in entry for entry in entries)
+        return entries if done else None
+
+    return wait_until(written, timeout=10, what=f"{count} complete entries in {log}")
 
 
 # -- the command line -------------------------------------------------------------------

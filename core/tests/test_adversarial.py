@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from toolplug import (
     printable,
     safe_text,
 )
+from toolplug.testing import wait_until
 
 # Deeper than any supported Python parses (3.13 reads 1,000 levels that 3.10 cannot),
 # and short enough for one command-line argument (at most 128 KiB).
@@ -262,12 +262,13 @@ def test_a_real_ctrl_c_while_loading_still_stops_the_command(
         text=True,
         env=env,
     )
+
+    def imported() -> bool:
+        assert process.poll() is None, process.communicate()
+        return marker.exists()
+
     try:
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "the slow plugin was never imported"
-            time.sleep(0.05)
+        wait_until(imported, timeout=60, what="the slow plugin to be imported")
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=60)
     finally:

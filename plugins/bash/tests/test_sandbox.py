@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from conftest import MakeBash, alive, need_bwrap
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 from toolplug_bash import sandbox, seccomp
 from toolplug_bash.procs import all_processes, command_line, processes_with_env
 
@@ -208,13 +208,15 @@ def test_a_fork_bomb_is_capped_and_ends_with_the_session(make_bash: MakeBash) ->
     marker = b"TOOLPLUG_BASH_SESSION=" + session._token
     started = run(jail, ":(){ :|:& };:", timeout=5)
     assert not started.running  # the bomb went to the background at once
-    peak = 0
-    deadline = time.monotonic() + 20
-    while peak < limit and time.monotonic() < deadline:
-        peak = max(peak, int((cgroup.path / "pids.current").read_text()))
-        time.sleep(0.02)
+    seen = [0]
+
+    def at_the_cap() -> bool:
+        seen.append(int((cgroup.path / "pids.current").read_text()))
+        return max(seen) >= limit
+
+    wait_until(at_the_cap, timeout=20, interval=0.02, what=f"the bomb to reach {limit}")
     time.sleep(0.5)  # the bomb keeps trying
-    peak = max(peak, int((cgroup.path / "pids.current").read_text()))
+    peak = max(*seen, int((cgroup.path / "pids.current").read_text()))
     assert peak == limit  # it reached the cap, and never went past it
     refused = int((cgroup.path / "pids.events").read_text().split()[-1])
     assert refused > 0  # the cgroup is what refused its forks
@@ -303,9 +305,7 @@ def test_nothing_started_in_the_sandbox_outlives_close(jail: Jail) -> None:
         f"nohup sleep {tag}1 >/dev/null 2>&1 & setsid sleep {tag}2 & "
         f"( setsid sh -c 'sleep {tag}3 & exit' & ) ; env -i setsid sleep {tag}4 &",
     )
-    deadline = time.monotonic() + 10
-    while len(processes_running_prefix(tag)) < 4 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: len(processes_running_prefix(tag)) >= 4, timeout=10, what="the four sleeps")
     started = processes_running_prefix(tag)
     assert len(started) == 4  # one even cleared its environment, the session's marker
     jail.close()

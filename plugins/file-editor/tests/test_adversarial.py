@@ -1,7 +1,7 @@
 """What a hostile or unlucky world does to the editor (issue 13), through the real tool.
 
 Races are real threads renaming real folders and FIFOs, crashes are real SIGKILLs of
-real processes, other users are real uids (``setpriv``), and costs are measured as
+real processes, other users are real uids (a fork that changes its user), and costs are measured as
 real memory limits on a child process. Loops are bounded in rounds and in time; a wait
 that runs out fails the test; nothing here asserts how long something took.
 """
@@ -22,6 +22,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from pathlib import Path
@@ -439,47 +440,53 @@ def test_owner_and_group_are_kept_when_root_edits(call, workspace: Path) -> None
     assert (path.stat().st_uid, path.stat().st_gid) == (65534, 100)
 
 
-_AS_OTHER_USER = textwrap.dedent(
-    """
-    import json, sys
-    from pathlib import Path
-    from toolplug import Tool, ToolContext
-    from toolplug.testing import registry_from
-    import toolplug_file_editor
-
-    [tool] = registry_from(toolplug_file_editor).resolve(
-        Tool("file_editor"), ToolContext(workspace=Path(sys.argv[1]))
-    )
-    answers = [tool.call(json.loads(arguments)) for arguments in sys.argv[2:]]
-    print(json.dumps([{"is_error": a.is_error, "text": a.text} for a in answers]))
-    """
-)
-
-
 def _as_nobody(workspace: Path, *calls: dict[str, Any], groups: str = "") -> list[dict]:
-    setpriv = shutil.which("setpriv")
-    if os.geteuid() != 0 or setpriv is None:
-        pytest.skip("needs root and setpriv to act as another user")
-    group_args = [f"--groups={groups}"] if groups else ["--clear-groups"]
-    command = [setpriv, "--reuid=65534", "--regid=65534", *group_args, sys.executable]
-    probe = subprocess.run(
-        [*command, "-c", "import toolplug_file_editor"],
-        capture_output=True,
-        timeout=HANG_LIMIT,
-        check=False,
-    )
-    if probe.returncode != 0:  # e.g. a pyenv Python under root's private home
-        pytest.skip(f"uid 65534 cannot run this Python: {probe.stderr.decode()[-200:]}")
-    result = subprocess.run(
-        [*command, "-c", _AS_OTHER_USER, str(workspace), *map(json.dumps, calls)],
-        capture_output=True,
-        text=True,
-        timeout=HANG_LIMIT,
-        env={**os.environ, "HOME": str(workspace)},
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout)
+    """Make ``calls`` with the file editor as uid 65534, in a process of that user.
+
+    The process is a fork of this one whose user is then changed: that user need not
+    read this environment's Python or site-packages (in CI they are in root's home),
+    as everything the editor runs is imported here before the fork.
+    """
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as another user")
+    import grp  # noqa: F401  (the editor may name a file's owner: loaded before the fork)
+    import pwd  # noqa: F401
+
+    tool = make_editor(workspace)
+    tool.call({"command": "view", "path": "."})  # the call path, warmed up as root
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():
+        # Python 3.12 warns of forking with threads: the child only makes the calls.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the other user: no exception, no pytest teardown, may leave here
+        status = 1
+        try:
+            os.close(read_end)
+            os.setgroups([int(g) for g in groups.split(",") if g])
+            os.setgid(65534)
+            os.setuid(65534)
+            os.environ["HOME"] = str(workspace)
+            answers = [tool.call(arguments) for arguments in calls]
+            data = [{"is_error": a.is_error, "text": a.text} for a in answers]
+            os.write(write_end, json.dumps(data).encode())
+            status = 0
+        except BaseException as exc:  # reported by the parent
+            os.write(write_end, f"ERROR {type(exc).__name__}: {exc}".encode())
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    hung = threading.Timer(HANG_LIMIT, os.kill, (pid, signal.SIGKILL))  # nothing hangs
+    hung.start()
+    try:
+        with os.fdopen(read_end, "rb") as pipe:
+            output = pipe.read().decode()  # until the child exits (it holds the write end)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        hung.cancel()
+        tool.close()
+    assert os.waitstatus_to_exitcode(status) == 0, output
+    return json.loads(output)
 
 
 @pytest.fixture

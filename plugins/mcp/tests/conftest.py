@@ -4,19 +4,22 @@ process checks."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
-import time
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from toolplug.testing import wait_until
 
 HERE = Path(__file__).parent
 DEMO_SERVER = HERE / "servers" / "demo_server.py"
@@ -64,16 +67,64 @@ def serve_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def start_http(
-    tmp_path: Path, *extra: str, plugins: str | None = None
+def start_serve(
+    args: list[str],
+    env: dict[str, str],
+    stderr: Path,
+    *,
+    cwd: Path | None = None,
+    limit: float = 60,
+    port: int = 0,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``toolplug mcp serve --transport http`` on a free port; its process and URL."""
-    port = free_port()
+    """Start ``toolplug mcp serve --transport http ... --port 0``; its process and URL.
+
+    ``port`` is for a server started again on the port an earlier one was given.
+
+    The server binds a port the system gives and prints its URL once it listens: the
+    URL is read from its stderr (written to ``stderr``), never guessed from a port
+    picked here and released (another process could take it in between). The server
+    leads a process group of its own; if it does not come up, it is stopped (and its
+    group killed) before the error is raised: nothing started here outlives a failure.
+    """
+    command = [TOOLPLUG, "mcp", "serve", "--transport", "http", *args, "--port", str(port)]
+    with stderr.open("w") as errors:
+        proc = subprocess.Popen(command, env=env, cwd=cwd, stderr=errors, start_new_session=True)
+    try:
+        url = wait_until(
+            lambda: proc.poll() is None and announced(stderr),
+            timeout=limit,
+            what=f"the server's URL on its stderr ({stderr})",
+        )
+    except BaseException:
+        stop(proc)
+        with contextlib.suppress(ProcessLookupError):  # and what it started, if anything
+            os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    return proc, url
+
+
+def announced(stderr: Path) -> str | None:
+    """The URL of a server's ``toolplug MCP server on URL`` line, once it is written."""
+    for line in stderr.read_text().splitlines():
+        if line.startswith("toolplug MCP server on "):
+            return line.split(" on ", 1)[1].strip()
+    return None
+
+
+def start_http(
+    tmp_path: Path, *extra: str, plugins: str | None = None, limit: float = 60
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``toolplug mcp serve --transport http`` on a port it binds; its process and URL.
+
+    Its stderr goes to a file beside the test's folder (not in it: the folder is the
+    served workspace).
+    """
     plugins = plugins or ("counter,bash" if HAS_BASH else "counter")
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([*args, "--plugins", plugins, *extra], env=serve_env(tmp_path))
-    wait_for_port(port, proc)
-    return proc, f"http://127.0.0.1:{port}/mcp"
+    fd, name = tempfile.mkstemp(
+        prefix=f"{tmp_path.name}-serve-", suffix=".txt", dir=tmp_path.parent
+    )
+    os.close(fd)
+    return start_serve(["--plugins", plugins, *extra], serve_env(tmp_path), Path(name), limit=limit)
 
 
 def rpc_answer(response: Any) -> Any:
@@ -94,16 +145,17 @@ def free_port() -> int:
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], limit: float = 30.0) -> None:
     """Wait (bounded) until something listens on the port, or the process has died."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
+
+    def listening() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited with {proc.returncode}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
+                return True
         except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port} after {limit} s")
+            return False
+
+    wait_until(listening, timeout=limit, what=f"something to listen on port {port}")
 
 
 def is_alive(pid: int) -> bool:
@@ -164,27 +216,15 @@ def no_orphans() -> Iterator[None]:
     """Every test leaves no child process of the test process behind."""
     before = children_of(os.getpid())
     yield
-    deadline = time.monotonic() + 10
-    left = children_of(os.getpid()) - before
-    while left and time.monotonic() < deadline:
-        time.sleep(0.1)
-        left = children_of(os.getpid()) - before
-    assert not left, f"processes left running: {sorted(left)}"
-
-
-def wait_until(check: Any, what: str, limit: float = 30.0) -> None:
-    """Wait (bounded) until ``check()`` is true; expiry fails the test."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        time.sleep(0.05)
+    wait_until(
+        lambda: not children_of(os.getpid()) - before,
+        timeout=10,
+        interval=0.1,
+        what="every process the test started to end",
+    )
 
 
 async def until(check: Any, what: str, limit: float = 30.0) -> None:
-    """:func:`wait_until` for async tests: the event loop runs while waiting."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what}: still not so after {limit} s")
-        await asyncio.sleep(0.05)
+    """:func:`~toolplug.testing.wait_until` for async tests: the event loop runs while
+    it waits (in a thread)."""
+    await asyncio.to_thread(wait_until, check, timeout=limit, what=what)

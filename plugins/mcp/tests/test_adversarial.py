@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,19 +29,18 @@ from conftest import (
     INITIALIZE,
     TOOLPLUG,
     children_of,
-    free_port,
     is_alive,
     rpc_answer,
     serve_env,
     start_http,
+    start_serve,
     stop,
     until,
-    wait_for_port,
-    wait_until,
 )
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from hypothesis import HealthCheck, given, settings, strategies as st
+from toolplug.testing import wait_until
 
 PLUGINS = "counter,spawner,bash" if HAS_BASH else "counter,spawner"
 NOHUP = "nohup sleep 1000 >/dev/null 2>&1 & echo pid=$!"
@@ -153,9 +153,12 @@ def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
     if transport == "stdio":
         server: dict[str, Any] = {"command": command[0], "args": command[1:]}
     else:
-        port = free_port()
-        proc = subprocess.Popen([*command, transport.removeprefix("http-"), str(port)])
-        wait_for_port(port, proc)
+        # The server binds port 0 and prints the port it got: no port picked and let go.
+        proc = subprocess.Popen(
+            [*command, transport.removeprefix("http-")], stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
         server = {"url": f"http://127.0.0.1:{port}/mcp"}
     try:
         spec = Tool("mcp", {"config": {"mcpServers": {"d": server}}, "init_timeout": 30})
@@ -369,7 +372,7 @@ async def test_a_signal_closes_every_http_sessions_tools(
             raise
     finally:
         stop(proc)
-    wait_until(lambda: not held.alive(), "the tools' processes are gone")
+    wait_until(lambda: not held.alive(), what="the tools' processes are gone")
     assert temp_left(tmp_path) == []
     assert proc.returncode == -sig  # ended by the signal, after closing
 
@@ -390,11 +393,11 @@ async def test_a_signal_closes_the_stdio_sessions_tools(
             await hold_things(client, held)
             server_pid = (await client.call_tool_mcp("counter", {})).structured_content["pid"]
             os.kill(server_pid, sig)
-            wait_until(lambda: not is_alive(server_pid), "the server has exited", 60)
+            wait_until(lambda: not is_alive(server_pid), what="the server has exited", timeout=60)
     except Exception:
         if not server_pid or is_alive(server_pid):
             raise
-    wait_until(lambda: not held.alive(), "the tools' processes are gone")
+    wait_until(lambda: not held.alive(), what="the tools' processes are gone")
     assert temp_left(tmp_path) == []
     assert "closed at 1" in (tmp_path / "closed.txt").read_text()
 
@@ -417,7 +420,7 @@ async def test_sigterm_with_a_call_in_flight(tmp_path: Path, held: Held) -> None
             raise
     finally:
         stop(proc)
-    wait_until(lambda: not held.alive(), "the call's child is gone")
+    wait_until(lambda: not held.alive(), what="the call's child is gone")
     assert temp_left(tmp_path) == []
     assert proc.returncode == -signal.SIGTERM
 
@@ -505,8 +508,8 @@ def test_a_refused_delete_leaves_the_session_and_its_tools(
     assert held.alive() == held.pids and closes(tmp_path) == []
     # The real end of the session closes them.
     assert session.delete().status_code == 200
-    wait_until(lambda: closes(tmp_path) == ["closed at 6"], "the counter was closed")
-    wait_until(lambda: not held.alive(), "the spawned child is gone")
+    wait_until(lambda: closes(tmp_path) == ["closed at 6"], what="the counter was closed")
+    wait_until(lambda: not held.alive(), what="the spawned child is gone")
 
 
 def test_a_delete_without_the_token_leaves_the_session(tmp_path: Path, held: Held) -> None:
@@ -520,14 +523,14 @@ def test_a_delete_without_the_token_leaves_the_session(tmp_path: Path, held: Hel
         assert session.call("counter", {})["structuredContent"]["value"] == 1
     finally:
         stop(proc)
-    wait_until(lambda: not held.alive(), "the spawned child is gone")
+    wait_until(lambda: not held.alive(), what="the spawned child is gone")
 
 
 def test_requests_after_the_end_of_a_session(server: str, tmp_path: Path) -> None:
     session = RawSession(server)
     session.call("counter", {"step": 2})
     assert session.delete().status_code == 200
-    wait_until(lambda: closes(tmp_path) == ["closed at 2"], "the counter was closed")
+    wait_until(lambda: closes(tmp_path) == ["closed at 2"], what="the counter was closed")
     # The ended session is gone for good: no call, no second end, no new tools.
     assert session.post("tools/call", {"name": "counter", "arguments": {}}).status_code == 404
     assert session.delete().status_code == 404
@@ -785,14 +788,12 @@ class LoggedServer:
     """``toolplug mcp serve --transport http`` with its stderr kept in a file."""
 
     def __init__(self, tmp_path: Path, *extra: str) -> None:
-        self.port = free_port()
-        self.errors = tmp_path / f"serve-{self.port}.txt"
-        args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(self.port)]
-        with self.errors.open("w") as stderr:
-            self.proc = subprocess.Popen(
-                [*args, "--plugins", "counter", *extra], env=serve_env(tmp_path), stderr=stderr
-            )
-        wait_for_port(self.port, self.proc)
+        fd, name = tempfile.mkstemp(prefix="serve-", suffix=".txt", dir=tmp_path)
+        os.close(fd)
+        self.errors = Path(name)
+        args = ["--plugins", "counter", *extra]
+        self.proc, url = start_serve(args, serve_env(tmp_path), self.errors)
+        self.port = int(url.rsplit(":", 1)[1].split("/")[0])
 
     def log(self) -> list[str]:
         """What the server wrote to stderr after the line with its URL."""
@@ -852,7 +853,7 @@ def test_slow_headers_are_timed_out(tmp_path: Path) -> None:
     try:
         header = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Slow: ".encode()
         assert trickle(socks, header + b"a" * 10_000, limit=60) == []
-        wait_until(lambda: closed_by_server(silent), "the silent client is closed", 30)
+        wait_until(lambda: closed_by_server(silent), what="the silent client is closed", timeout=30)
         # Meanwhile and after, the server answers.
         assert httpx2.get(f"http://127.0.0.1:{server.port}/healthz", timeout=30).status_code == 200
     finally:
@@ -893,7 +894,7 @@ def test_a_client_that_leaves_mid_body_is_one_log_line(tmp_path: Path) -> None:
         with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
             sock.sendall(server.headers(1000) + b'{"jsonrpc": "2.0", "id": 1, ')
             time.sleep(0.5)  # the server has the headers and part of the body
-        wait_until(lambda: server.log(), "the server logs the client's leaving", 30)
+        wait_until(lambda: server.log(), what="the server logs the client's leaving", timeout=30)
         time.sleep(1)  # anything else it would log about it
         assert len(server.log()) == 1, server.log()
         assert "went away before the end of the body" in server.log()[0]
@@ -1033,3 +1034,12 @@ def test_a_timeout_that_bounds_nothing_is_refused_by_name(tmp_path: Path) -> Non
     assert done.returncode == 2
     assert "Invalid params for tool 'mcp'" in done.stderr
     assert "- init_timeout: Input should be greater than 0" in done.stderr
+
+
+def test_a_server_that_does_not_come_up_in_time_is_not_left_running(tmp_path: Path) -> None:
+    """The reported leak: the HTTP fixture raised when its wait for the server expired,
+    and the server it had started outlived the test run, still listening."""
+    before = children_of(os.getpid())
+    with pytest.raises(AssertionError, match="still waiting for the server's URL"):
+        start_http(tmp_path, plugins="counter", limit=0)
+    assert children_of(os.getpid()) - before == set()

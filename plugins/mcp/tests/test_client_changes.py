@@ -10,9 +10,9 @@ from typing import Any
 
 import toolplug_mcp
 from conftest import HERE
-from test_client_handlers import interactive, wait_for
+from test_client_handlers import interactive
 from toolplug import Tool, ToolChange, ToolContext, ToolDefinition, Toolset, hookimpl
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 from toolplug_mcp.client.names import META_KEY
 
 
@@ -32,7 +32,7 @@ def test_a_new_tool_appears_and_the_host_is_told(tmp_path: Path) -> None:
     with load(tmp_path) as toolset:
         assert "fresh" not in toolset
         assert toolset.call("grow", {"name": "fresh"}).text == "added fresh"
-        wait_for(lambda: "fresh" in toolset, "the new tool")
+        wait_until(lambda: "fresh" in toolset, what="the new tool")
         assert toolset.changes() == [ToolChange("added", "fresh")]
         assert toolset.changes() == []
         called = toolset.call("fresh", {"word": "hi"})
@@ -44,7 +44,7 @@ def test_a_new_tool_appears_and_the_host_is_told(tmp_path: Path) -> None:
 def test_a_removed_tool_goes(tmp_path: Path) -> None:
     with load(tmp_path) as toolset:
         toolset.call("shrink", {"name": "echo"})
-        wait_for(lambda: "echo" not in toolset, "the tool to go")
+        wait_until(lambda: "echo" not in toolset, what="the tool to go")
         assert toolset.changes() == [ToolChange("removed", "echo")]
         called = toolset.call("echo", {"text": "x"})
     assert called.is_error
@@ -55,7 +55,7 @@ def test_a_changed_schema_replaces_the_tool(tmp_path: Path) -> None:
     with load(tmp_path) as toolset:
         before = toolset["echo"]
         toolset.call("retype", {"name": "echo", "argument": "loud"})
-        wait_for(lambda: toolset["echo"] is not before, "the changed tool")
+        wait_until(lambda: toolset["echo"] is not before, what="the changed tool")
         assert toolset.changes() == [ToolChange("changed", "echo")]
         schema = toolset["echo"].input_schema()
         called = toolset.call("echo", {"text": "x", "loud": "yes"})
@@ -67,7 +67,7 @@ def test_new_tools_are_named_as_at_load(tmp_path: Path) -> None:
     servers = {"i": interactive(), "j": interactive()}
     with load(tmp_path, servers) as toolset:
         toolset.call("j__grow", {"name": "fresh"})
-        wait_for(lambda: "j__fresh" in toolset, "the new tool")
+        wait_until(lambda: "j__fresh" in toolset, what="the new tool")
         assert toolset.changes() == [ToolChange("added", "j__fresh")]
         assert toolset["j__fresh"].meta[META_KEY] == {"server": "j", "tool": "fresh"}
 
@@ -99,7 +99,7 @@ def test_a_new_tool_takes_no_name_of_another_and_goes_through_the_same_hooks(
     plugin = Plugin()
     with load(tmp_path, None, plugin) as toolset:
         toolset.call("grow", {"name": "fresh"})
-        wait_for(lambda: bool(toolset.changes()), "the new tool")
+        wait_until(lambda: bool(toolset.changes()), what="the new tool")
         [added] = [n for n in toolset if toolset[n].meta.get(META_KEY, {}).get("tool") == "fresh"]
         mine = toolset.call("fresh", {})
         theirs = toolset.call(added, {"word": "w"})
@@ -128,7 +128,7 @@ def test_a_2026_server_is_heard_on_a_listen_stream(tmp_path: Path) -> None:
     modern = {"command": sys.executable, "args": [str(HERE / "servers" / "modern_server.py")]}
     with load(tmp_path, {"m": modern}) as toolset:
         assert toolset.call("grow", {"name": "fresh"}).text.startswith("added fresh")
-        wait_for(lambda: "fresh" in toolset, "the new tool")
+        wait_until(lambda: "fresh" in toolset, what="the new tool")
         called = toolset.call("fresh", {"word": "hi"})
         assert ToolChange("added", "fresh") in toolset.changes()
     assert called.text == "fresh: hi"

@@ -10,8 +10,6 @@ import logging
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from toolplug.interaction import (
     Question,
     SamplingRequest,
 )
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 
 INTERACTIVE_SERVER = HERE / "servers" / "interactive_server.py"
 #: The server-everything release the tests were written against (its tools differ by
@@ -57,15 +55,6 @@ def declared(toolset: Toolset) -> dict[str, Any]:
     assert not seen.is_error, seen.text
     capabilities: dict[str, Any] = json.loads(seen.text)
     return capabilities
-
-
-def wait_for(condition: Callable[[], bool], what: str, limit: float = 20.0) -> None:
-    """Wait (bounded) until ``condition()`` holds: notifications come on their own."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still waiting for {what} after {limit} s")
-        time.sleep(0.02)
 
 
 # -- what is declared ----------------------------------------------------------------------
@@ -229,7 +218,7 @@ def test_progress_and_logs_are_marked_with_the_call(tmp_path: Path) -> None:
     with load(tmp_path, on_progress=events.append, on_log=events.append) as toolset:
         observation = toolset.call("count", {"to": 2}, call_id="call-7")
         assert observation.text == "counted to 2"
-        wait_for(lambda: len(events) >= 6, "the call's progress and logs")
+        wait_until(lambda: len(events) >= 6, what="the call's progress and logs")
     ready = LogMessage(tool="i", call_id=None, level="notice", message="ready")
     assert events == [
         ready,  # the server's log outside any call: marked with the server's key
@@ -248,7 +237,7 @@ def test_progress_names_the_tool_as_the_toolset_does(tmp_path: Path) -> None:
     servers = {"i": interactive(), "j": interactive()}
     with load(tmp_path, servers, on_progress=events.append) as toolset:
         toolset.call("j__count", {"to": 1})
-        wait_for(lambda: bool(events), "the progress report")
+        wait_until(lambda: bool(events), what="the progress report")
     assert events == [Progress("j__count", None, 1, 1, "step 1")]
 
 
@@ -257,7 +246,7 @@ def test_without_handlers_server_logs_go_to_python_logging(
 ) -> None:
     with caplog.at_level(logging.INFO, logger="toolplug.tools"), load(tmp_path) as toolset:
         toolset.call("count", {"to": 1})
-        wait_for(lambda: "the end" in caplog.text, "the log records")
+        wait_until(lambda: "the end" in caplog.text, what="the log records")
     assert "count: counted 1" in caplog.text
 
 
@@ -340,7 +329,7 @@ def test_server_everything_offers_a_capable_host_all_its_tools(
         ran = toolset.call(
             "trigger-long-running-operation", {"duration": 1, "steps": 2}, call_id="long"
         )
-        wait_for(lambda: sum(isinstance(e, Progress) for e in events) >= 2, "progress")
+        wait_until(lambda: sum(isinstance(e, Progress) for e in events) >= 2, what="progress")
     assert offered - without == {
         "get-roots-list",
         "trigger-elicitation-request",
@@ -396,5 +385,5 @@ def test_a_handler_the_toolset_lacks_is_the_contexts(tmp_path: Path) -> None:
     context = ToolContext(workspace=tmp_path, handlers=Handlers(on_progress=events.append))
     with Toolset(toolplug_mcp.mcp_tools(context, config=config)) as toolset:
         toolset.call("count", {"to": 1}, call_id="c")
-        wait_for(lambda: bool(events), "the progress report")
+        wait_until(lambda: bool(events), what="the progress report")
     assert events == [Progress("count", "c", 1, 1, "step 1")]

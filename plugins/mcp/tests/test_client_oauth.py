@@ -14,7 +14,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ import pytest
 import toolplug_mcp
 from conftest import HERE, TOOLPLUG, free_port, stop, wait_for_port
 from toolplug import Tool, ToolContext, ToolError, Toolset
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 from toolplug_mcp.client.config import ConfigError, oauth_dir, parse_servers
 
 OAUTH_SERVER = HERE / "servers" / "oauth_server.py"
@@ -74,15 +73,15 @@ class Person(logging.Handler):
             raise AssertionError("the authorization endpoint did not redirect")
         self.callbacks.append(callback)
         # The client starts its callback server just after it logs the URL.
-        deadline = time.monotonic() + 30
-        while True:
+
+        def delivered() -> bool:
             try:
                 urllib.request.urlopen(callback, timeout=10).read()
-                return
             except urllib.error.URLError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+                return False
+            return True
+
+        wait_until(delivered, what=f"the client's callback to answer ({callback})")
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,13 @@ from conftest import (
     HERE,
     TOOLPLUG,
     demo_stdio,
-    free_port,
     is_alive,
     serve_env,
+    start_serve,
     stop,
-    wait_for_port,
 )
 from toolplug import Tool, ToolContext, ToolDefinition, ToolError, ToolParamsError, Toolset
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 from toolplug_mcp.client.config import parse_servers
 from toolplug_mcp.client.names import exported_names
 
@@ -232,10 +230,7 @@ def test_a_server_that_died_between_calls_is_started_before_the_next(tmp_path: P
         first = int(toolset.call("pid", {}).structured_content()["result"])
         os.kill(first, signal.SIGKILL)
         connection = toolset["echo"].executor.connection
-        deadline = time.monotonic() + 30  # until the client has seen it go (bounded)
-        while connection.running and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not connection.running
+        wait_until(lambda: not connection.running, interval=0.02, what="the client to see it go")
         again = toolset.call("echo", {"text": "still here"})
         assert not again.is_error, again.text
         assert again.content[-1].text == "still here"
@@ -247,12 +242,11 @@ def test_a_server_that_died_between_calls_is_started_before_the_next(tmp_path: P
         assert quiet.text == "no note now"
 
 
-def serve_http(port: int, tmp_path: Path) -> subprocess.Popen[bytes]:
-    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the test's counter tool."""
-    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "counter"]
-    proc = subprocess.Popen([TOOLPLUG, *args], env=serve_env(tmp_path), stderr=subprocess.DEVNULL)
-    wait_for_port(port, proc)
-    return proc
+def serve_http(tmp_path: Path, port: int = 0) -> tuple[subprocess.Popen[bytes], str]:
+    """``toolplug mcp serve`` over HTTP on 127.0.0.1 with the test's counter tool: on
+    the port it binds, or again on ``port``; its process and URL."""
+    stderr = tmp_path / f"serve-{port}.txt"
+    return start_serve(["--plugins", "counter"], serve_env(tmp_path), stderr, port=port)
 
 
 def test_a_remote_server_that_restarted_between_calls_gets_a_new_session(
@@ -260,15 +254,14 @@ def test_a_remote_server_that_restarted_between_calls_gets_a_new_session(
 ) -> None:
     # The restarted server answers the old session id with 404: the call never ran
     # there, so the client starts a new session and makes it (the spec's way).
-    port = free_port()
-    server = serve_http(port, tmp_path)
+    server, url = serve_http(tmp_path)
     try:
-        remote = {"url": f"http://127.0.0.1:{port}/mcp"}
+        remote = {"url": url}
         with load({"mcpServers": {"remote": remote}}, tmp_path) as toolset:
             assert counted(toolset.call("counter", {"step": 2})) == 2
             assert counted(toolset.call("counter", {"step": 1})) == 3
             stop(server)
-            server = serve_http(port, tmp_path)
+            server, _ = serve_http(tmp_path, port=int(url.rsplit(":", 1)[1].split("/")[0]))
             again = toolset.call("counter", {"step": 1})
             assert not again.is_error, again.text
             assert "MCP server 'remote' had ended the session" in again.text

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 import toolplug_mcp
 from conftest import HERE
 from toolplug import Tool, ToolContext, Toolset
-from toolplug.testing import registry_from
+from toolplug.testing import registry_from, wait_until
 from toolplug_mcp.client.tasks import offered
 
 TASK_SERVER = HERE / "servers" / "task_server.py"
@@ -43,13 +42,12 @@ def task_server(events: Path, **extra: object) -> dict[str, Any]:
 
 def wait_for_event(events: Path, line: str) -> list[str]:
     """The server's events once ``line`` is among them (bounded wait)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def written() -> list[str] | None:
         seen = events.read_text().splitlines() if events.exists() else []
-        if line in seen:
-            return seen
-        time.sleep(0.05)
-    raise AssertionError(f"the server never wrote {line!r}; it wrote {seen}")
+        return seen if line in seen else None
+
+    return wait_until(written, what=f"the server to write {line!r} to {events}")
 
 
 def test_task_tools_run_as_tasks_to_their_result(tmp_path: Path) -> None:

@@ -16,14 +16,13 @@ it these tests are skipped with the reason.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conformance_suite import Suite, install, problems
-from conftest import TOOLPLUG, free_port, stop, wait_for_port
+from conftest import start_serve, stop
 
 HERE = Path(__file__).parent
 CLIENT = HERE / "conformance_client.py"
@@ -107,12 +106,9 @@ def served(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
         "PYTHONPATH": os.pathsep.join([str(FIXTURES), os.environ.get("PYTHONPATH", "")]),
         "TMPDIR": str(tmp),
     }
-    port = free_port()
-    args = ["mcp", "serve", "--transport", "http", "--port", str(port), "--plugins", "conformance"]
-    proc = subprocess.Popen([TOOLPLUG, *args], env=env, cwd=tmp)
+    proc, url = start_serve(["--plugins", "conformance"], env, tmp / "stderr.txt", cwd=tmp)
     try:
-        wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         stop(proc)
 

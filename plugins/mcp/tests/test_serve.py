@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import HAS_BASH, TOOLPLUG, is_alive, serve_env, start_http, stop
+from conftest import HAS_BASH, TOOLPLUG, is_alive, serve_env, start_http, stop, until
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
@@ -49,12 +49,12 @@ async def test_two_concurrent_sessions_keep_separate_state(served: str, tmp_path
             assert f"WHO=b in {tmp_path}" in seen_b.content[0].text
     # Both sessions ended (the clients sent DELETE): their tools were closed.
     closed = tmp_path / "closed.txt"
-    for _ in range(100):
+
+    def both_closed() -> bool:
         lines = closed.read_text().splitlines() if closed.exists() else []
-        if {"closed at 3", "closed at 30"} <= set(lines):
-            break
-        await asyncio.sleep(0.05)
-    assert {"closed at 3", "closed at 30"} <= set(lines), lines
+        return {"closed at 3", "closed at 30"} <= set(lines)
+
+    await until(both_closed, "both sessions' counters to be closed")
 
 
 async def test_schemas_errors_and_structured_results_over_mcp(served: str) -> None:

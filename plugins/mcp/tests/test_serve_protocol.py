@@ -28,14 +28,15 @@ from conftest import (
     rpc_answer,
     serve_env,
     start_http,
+    start_serve,
     stop,
-    wait_until,
 )
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.inbound import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import LATEST_MODERN_VERSION
+from toolplug.testing import wait_until
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
@@ -147,26 +148,27 @@ def test_a_tool_call_outside_a_session_is_refused(tmp_path: Path) -> None:
 
 def wait_listening(host: str, port: int, proc: subprocess.Popen[bytes]) -> None:
     """Wait (bounded) until the server accepts connections on ``host``."""
-    for _ in range(600):
+
+    def listening() -> bool:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited with {proc.returncode}")
         try:
             with socket.create_connection((host, port), timeout=0.5):
-                return
+                return True
         except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {host} port {port}")
+            return False
+
+    wait_until(listening, what=f"something to listen on {host} port {port}")
 
 
 @pytest.fixture
 def network_bind(tmp_path: Path) -> Iterator[tuple[str, int]]:
     """The server bound to 0.0.0.0 (with a token, as it must be); reached on 127.0.0.1."""
-    port = free_port()
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
-    args += ["--host", "0.0.0.0", "--port", str(port), "--token", "s3cret"]
+    args = ["--plugins", "counter", "--host", "0.0.0.0", "--token", "s3cret"]
     args += ["--allow-origin", "https://app.example"]
-    proc = subprocess.Popen(args, env=serve_env(tmp_path))
+    proc, url = start_serve(args, serve_env(tmp_path), tmp_path / "stderr.txt")
     try:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
         wait_listening("127.0.0.1", port, proc)
         yield f"http://127.0.0.1:{port}/mcp", port
     finally:
@@ -231,18 +233,13 @@ def ipv6_loopback() -> bool:
 @pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback on this machine")
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 async def test_an_ipv6_bind_is_printed_in_brackets(tmp_path: Path, host: str) -> None:
-    port = free_port()
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
     errors = tmp_path / "stderr.txt"
-    with errors.open("w") as stderr:
-        proc = subprocess.Popen(
-            [*args, "--host", host, "--port", str(port)], env=serve_env(tmp_path), stderr=stderr
-        )
+    args = ["--plugins", "counter", "--host", host]
+    proc, url = start_serve(args, serve_env(tmp_path), errors)
     try:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        assert url == f"http://[::1]:{port}/mcp"
         wait_listening("::1", port, proc)
-        url = f"http://[::1]:{port}/mcp"
-        printed = f"toolplug MCP server on {url}"
-        wait_until(lambda: printed in errors.read_text(), "the URL is printed")
         # The printed URL is one a client can use.
         async with (
             streamable_http_client(url) as (read, write),

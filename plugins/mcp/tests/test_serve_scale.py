@@ -12,6 +12,7 @@ import asyncio
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,17 +26,16 @@ from conftest import (
     INITIALIZE,
     PROTOCOL,
     TOOLPLUG,
-    free_port,
     is_alive,
     rpc_answer,
     serve_env,
+    start_serve,
     stop,
     until,
-    wait_for_port,
-    wait_until,
 )
 from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
+from toolplug.testing import wait_until
 
 pytestmark = pytest.mark.skipif(not HAS_BASH, reason="needs toolplug-bash installed")
 
@@ -46,15 +46,13 @@ class Server:
     """``toolplug mcp serve --transport http`` on a free port, stderr kept in a file."""
 
     def __init__(self, tmp_path: Path, *extra: str, plugins: str = "bash") -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.url = f"{self.base}/mcp"
-        self.stderr_path = tmp_path / f"serve-{self.port}.txt"
-        args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(self.port)]
-        args += ["--plugins", plugins, "--workspace", str(tmp_path), *extra]
-        with self.stderr_path.open("w") as stderr:
-            self.proc = subprocess.Popen(args, env=serve_env(tmp_path), stderr=stderr)
-        wait_for_port(self.port, self.proc)
+        fd, name = tempfile.mkstemp(prefix="serve-", suffix=".txt", dir=tmp_path)
+        os.close(fd)
+        self.stderr_path = Path(name)
+        args = ["--plugins", plugins, "--workspace", str(tmp_path), *extra]
+        self.proc, self.url = start_serve(args, serve_env(tmp_path), self.stderr_path)
+        self.base = self.url.removesuffix("/mcp")
+        self.port = int(self.base.rsplit(":", 1)[1])
 
     def get(self, path: str) -> httpx2.Response:
         return httpx2.get(self.base + path, timeout=30)
@@ -151,7 +149,7 @@ async def test_past_max_sessions_a_new_session_gets_503_and_the_others_go_on(
             assert await bash(second, "pwd; echo $X") == f"{tmp_path / 'b'}\nsecond"
 
         # Both ended (the clients' DELETE): room again.
-        wait_until(lambda: server.get("/healthz").json()["sessions"] == 0, "sessions ended")
+        wait_until(lambda: server.get("/healthz").json()["sessions"] == 0, what="sessions ended")
         assert server.get("/readyz").status_code == 200
         async with session(server.url) as third:
             assert await bash(third, "echo $X; echo ok") == "\nok"
@@ -224,7 +222,9 @@ async def test_sigterm_drains_then_closes_every_sessions_shell(tmp_path: Path) -
             await asyncio.to_thread(server.proc.wait, 60)
     finally:
         stop(server.proc)
-        wait_until(lambda: not any(is_alive(p) for p in pids), "the shells are gone", 30)
+        wait_until(
+            lambda: not any(is_alive(p) for p in pids), what="the shells are gone", timeout=30
+        )
         kill_left(pids)
     assert server.proc.returncode == -signal.SIGTERM
     assert "Traceback" not in server.stderr()
@@ -249,7 +249,7 @@ async def test_past_the_shutdown_timeout_calls_are_cut_and_shells_closed(
             await asyncio.gather(call, return_exceptions=True)
     finally:
         stop(server.proc)
-        wait_until(lambda: not any(is_alive(p) for p in pids), "the shell is gone", 30)
+        wait_until(lambda: not any(is_alive(p) for p in pids), what="the shell is gone", timeout=30)
         kill_left(pids)
     assert server.proc.returncode == -signal.SIGTERM
 
@@ -316,7 +316,7 @@ def _start_refused(tmp_path: Path, *options: str) -> subprocess.CompletedProcess
 def test_bad_tool_params_stop_the_start(tmp_path: Path, param: str, said: str) -> None:
     done = _start_refused(
         tmp_path,
-        *("--transport", "http", "--plugins", "bash", "--port", str(free_port())),
+        *("--transport", "http", "--plugins", "bash", "--port", "0"),
         *("--tool-param", param),
     )
     assert done.returncode == 2
@@ -331,7 +331,7 @@ def test_stateless_refuses_stateful_tools(tmp_path: Path) -> None:
     done = _start_refused(
         tmp_path,
         *("--transport", "http", "--stateless", "--plugins", "think,glob,bash"),
-        *("--port", str(free_port())),
+        *("--port", "0"),
     )
     assert done.returncode == 2
     assert "--stateless serves tools that keep no state" in done.stderr
@@ -471,7 +471,9 @@ def test_sigterm_with_many_bash_sessions_ends_within_the_shutdown_timeout(
         with ThreadPoolExecutor(10) as pool:
             assert list(pool.map(sessions.delete, leaving)) == [200] * 10
         wait_until(
-            lambda: not any(sessions.jobs(n) for n in leaving), "the left ones' jobs end", 15
+            lambda: not any(sessions.jobs(n) for n in leaving),
+            what="the left ones' jobs end",
+            timeout=15,
         )
         assert len(sessions.jobs()) == MANY_SESSIONS - 10
 
@@ -485,7 +487,7 @@ def test_sigterm_with_many_bash_sessions_ends_within_the_shutdown_timeout(
     finally:
         stop(server.proc)
     assert server.proc.returncode == -signal.SIGTERM
-    wait_until(lambda: not sessions.jobs(), "no session's job is left", 5)
+    wait_until(lambda: not sessions.jobs(), what="no session's job is left", timeout=5)
     assert "Traceback" not in server.stderr()
     print(f"SIGTERM with {MANY_SESSIONS} sessions: exited after {took:.1f} s")
 
@@ -508,11 +510,11 @@ def test_a_deleted_sessions_shell_ends_while_other_sessions_calls_run(
         wait = f"while [ ! -e {release} ]; do sleep 0.1; done"
         calls = [pool.submit(sessions.call, sid, wait, 600) for sid in sessions.ids[1:]]
         wait_until(
-            lambda: server.get("/healthz").json()["calls_in_flight"] == busy, "the calls run"
+            lambda: server.get("/healthz").json()["calls_in_flight"] == busy, what="the calls run"
         )
         assert sessions.jobs(0)
         assert sessions.delete(0) == 200
-        wait_until(lambda: not sessions.jobs(0), "the deleted session's job ends", 30)
+        wait_until(lambda: not sessions.jobs(0), what="the deleted session's job ends", timeout=30)
         release.touch()
         for call in calls:
             call.result(120)

@@ -25,10 +25,10 @@ from conftest import (
     is_alive,
     stop,
     wait_for_port,
-    wait_until,
 )
 from mcp import MCPError
 from test_serve_scale import ACCEPT, Server, bash, session
+from toolplug.testing import wait_until
 
 HAPROXY = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
 CONFIG = Path(__file__).resolve().parents[3] / "docs" / "deploy" / "haproxy.cfg"
@@ -120,7 +120,7 @@ async def test_sessions_stick_spread_and_outlive_another_replica(tmp_path: Path)
         stop(balancer.proc)
         for replica in replicas:
             stop(replica.proc)
-        wait_until(lambda: not any(is_alive(p) for p in shells), "every shell is gone")
+        wait_until(lambda: not any(is_alive(p) for p in shells), what="every shell is gone")
 
 
 async def test_a_full_replica_sends_new_sessions_to_the_other(tmp_path: Path) -> None:

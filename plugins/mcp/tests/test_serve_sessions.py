@@ -27,16 +27,15 @@ from conftest import (
     PROTOCOL,
     TOOLPLUG,
     children_of,
-    free_port,
     is_alive,
     rpc_answer,
     serve_env,
+    start_serve,
     stop,
-    wait_for_port,
-    wait_until,
 )
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from toolplug.testing import wait_until
 
 PLUGINS = "counter,spawner,bash" if HAS_BASH else "counter,spawner"
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -47,14 +46,10 @@ class Server:
 
     def __init__(self, tmp_path: Path, *extra: str) -> None:
         self.tmp_path = tmp_path
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.stderr = tmp_path / "server-stderr.txt"
-        args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(self.port)]
-        args += ["--plugins", PLUGINS, "--workspace", str(tmp_path), *extra]
-        with self.stderr.open("w") as stderr:
-            self.proc = subprocess.Popen(args, env=serve_env(tmp_path), stderr=stderr)
-        wait_for_port(self.port, self.proc)
+        args = ["--plugins", PLUGINS, "--workspace", str(tmp_path), *extra]
+        self.proc, self.url = start_serve(args, serve_env(tmp_path), self.stderr)
+        self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
 
     def closes(self) -> list[str]:
         """The counters closed, after the one read for its schema at start-up."""
@@ -116,7 +111,7 @@ async def test_a_connected_session_keeps_its_tools_past_the_idle_timeout(
                 assert not here.is_error
                 assert here.content[0].text.startswith(f"{tmp_path / 'sub'}\n")  # type: ignore[union-attr]
             # Only the second session, which ended, had its tools closed.
-            wait_until(lambda: server.closes() == ["closed at 1"], "the second one's closed")
+            wait_until(lambda: server.closes() == ["closed at 1"], what="the second one's closed")
             assert (await first.call_tool("counter", {})).structured_content["value"] == 11  # type: ignore[index]
     finally:
         stop(server.proc)
@@ -153,8 +148,12 @@ def test_an_idle_session_is_ended_by_the_timer(tmp_path: Path, pids: list[int]) 
         assert call("counter", {"step": 3}).status_code == 200
         assert all(is_alive(pid) for pid in pids)
 
-        wait_until(lambda: not any(is_alive(pid) for pid in pids), "the session's processes end")
-        wait_until(lambda: server.closes() == ["closed at 3"], "the session's counter is closed")
+        wait_until(
+            lambda: not any(is_alive(pid) for pid in pids), what="the session's processes end"
+        )
+        wait_until(
+            lambda: server.closes() == ["closed at 3"], what="the session's counter is closed"
+        )
         assert call("counter", {}).status_code == 404
         assert server.closes() == ["closed at 3"]  # no tools for an ended session
     finally:
@@ -221,12 +220,12 @@ def test_an_http_client_killed_mid_call(tmp_path: Path, pids: list[int]) -> None
         assert client.stdout is not None
         pids.append(int(client.stdout.readline()))
         # The waiting call's child runs beside the held one: the call is in flight.
-        wait_until(lambda: len(children_of(server.proc.pid)) >= 2, "the second call runs")
+        wait_until(lambda: len(children_of(server.proc.pid)) >= 2, what="the second call runs")
         client.kill()
         client.wait(10)
         # The call ends, its answer finds no one; the idle session is ended, tools closed.
-        wait_until(lambda: not is_alive(pids[0]), "the session's held child ends", 60)
-        wait_until(lambda: not children_of(server.proc.pid), "no child of the server is left")
+        wait_until(lambda: not is_alive(pids[0]), what="the session's held child ends", timeout=60)
+        wait_until(lambda: not children_of(server.proc.pid), what="no child of the server is left")
     finally:
         stop(server.proc)
     assert server.proc.returncode == -signal.SIGTERM
@@ -241,12 +240,12 @@ def test_a_stdio_client_killed_mid_call(tmp_path: Path, pids: list[int]) -> None
         assert client.stdout is not None
         server_pid, held = (int(word) for word in client.stdout.readline().split())
         pids.extend([server_pid, held])
-        wait_until(lambda: len(children_of(server_pid)) >= 2, "the second call runs")
+        wait_until(lambda: len(children_of(server_pid)) >= 2, what="the second call runs")
         client.kill()
         client.wait(10)
         # Its stdin gone and its answer unwritable, the server closes the tools and ends.
-        wait_until(lambda: not is_alive(server_pid), "the server has exited", 60)
-        wait_until(lambda: not is_alive(held), "the held child ends")
+        wait_until(lambda: not is_alive(server_pid), what="the server has exited", timeout=60)
+        wait_until(lambda: not is_alive(held), what="the held child ends")
     finally:
         if client.poll() is None:
             client.kill()

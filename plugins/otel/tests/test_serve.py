@@ -14,10 +14,8 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from typing import Any
 import pytest
 from conftest import Spans
 from opentelemetry import propagate, trace
+from toolplug.testing import wait_until
 
 SUPPORT = Path(__file__).parent / "support"
 TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
@@ -32,40 +31,33 @@ TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "t
 tracer = trace.get_tracer("the client")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port} after {limit} s")
+def _announced(proc: subprocess.Popen[bytes], stderr: Path) -> str | None:
+    """The URL the server prints once it listens (``toolplug MCP server on URL``)."""
+    if proc.poll() is not None:
+        raise RuntimeError(f"the server exited with {proc.returncode}: {stderr.read_text()}")
+    for line in stderr.read_text().splitlines():
+        if line.startswith("toolplug MCP server on "):
+            return line.split(" on ", 1)[1].strip()
+    return None
 
 
 def _serve(tmp_path: Path, **env: str) -> Iterator[tuple[str, Path]]:
     """Start the server with think and otel; yield its URL and its spans file."""
     spans_file = tmp_path / "server-spans.jsonl"
-    port = _free_port()
+    stderr = tmp_path / "server-stderr.txt"
     environment = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(SUPPORT), os.environ.get("PYTHONPATH", "")]),
         "TOOLPLUG_OTEL_TEST_SPANS": str(spans_file),
         **env,
     }
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([*args, "--plugins", "think,otel"], env=environment)
+    # Port 0: the server binds a port and prints its URL (no port picked and released).
+    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", "0"]
+    with stderr.open("w") as errors:
+        proc = subprocess.Popen([*args, "--plugins", "think,otel"], env=environment, stderr=errors)
     try:
-        _wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}/mcp", spans_file
+        url = wait_until(lambda: _announced(proc, stderr), timeout=60, what="the server's URL")
+        yield url, spans_file
     finally:
         proc.terminate()
         try:
@@ -88,14 +80,14 @@ def served_propagation_only(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 def _server_spans(path: Path, name: str, limit: float = 30.0) -> list[dict[str, Any]]:
     """The server's spans once one named ``name`` is written (it exports as each ends)."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if path.exists():
-            found = [json.loads(line) for line in path.read_text().splitlines() if line]
-            if any(s["name"] == name for s in found):
-                return found
-        time.sleep(0.05)
-    raise AssertionError(f"the server wrote no span named {name!r} within {limit} s")
+
+    def written() -> list[dict[str, Any]] | None:
+        if not path.exists():
+            return None
+        found = [json.loads(line) for line in path.read_text().splitlines() if line]
+        return found if any(s["name"] == name for s in found) else None
+
+    return wait_until(written, timeout=limit, what=f"the server's span named {name!r}")
 
 
 async def _call_think_in_a_turn(url: str) -> tuple[int, dict[str, str]]:

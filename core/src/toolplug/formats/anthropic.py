@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolplug.content import ImageContent, block_as_text
-from toolplug.formats.base import NO_OUTPUT, SKIP, NotACall, ToolFormat, require
+from toolplug.formats.base import NO_OUTPUT, SKIP, NotACall, ToolFormat, validate_sdk_type
 from toolplug.model import Observation, ToolCall
 
 
@@ -70,16 +70,12 @@ class AnthropicFormat(ToolFormat):
         return {"role": "user", "content": list(results)}
 
     def check_tool(self, exported: dict[str, Any]) -> None:
-        from pydantic import TypeAdapter
-
-        types = require("anthropic.types", "anthropic", self.title)
-        TypeAdapter(types.ToolParam).validate_python(exported, strict=True)
+        validate_sdk_type(exported, "anthropic.types", "ToolParam", "anthropic", self.title)
 
     def check_result(self, result: Any, observation: Observation) -> None:
-        from pydantic import TypeAdapter
-
-        types = require("anthropic.types", "anthropic", self.title)
-        TypeAdapter(types.ToolResultBlockParam).validate_python(result, strict=True)
+        validate_sdk_type(
+            result, "anthropic.types", "ToolResultBlockParam", "anthropic", self.title
+        )
         for block in result["content"]:
             if block["type"] == "text":
                 assert block["text"], "the API refuses empty text blocks"

@@ -7,6 +7,7 @@ concurrency) is the same for every provider and lives above this layer.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,7 +19,16 @@ if TYPE_CHECKING:
 
     AnyTool = ToolDefinition[Any, Any]
 
-__all__ = ["NO_OUTPUT", "SKIP", "NotACall", "ToolFormat", "plain", "require", "result_text"]
+__all__ = [
+    "NO_OUTPUT",
+    "SKIP",
+    "NotACall",
+    "ToolFormat",
+    "plain",
+    "require",
+    "result_text",
+    "validate_sdk_type",
+]
 
 
 class NotACall:
@@ -137,6 +147,22 @@ def require(module: str, package: str, fmt: str) -> Any:
         raise ImportError(
             f"checking the {fmt} format needs the {package} package: pip install {package}"
         ) from exc
+
+
+def validate_sdk_type(value: Any, module: str, name: str, package: str, fmt: str) -> None:
+    """Validate ``value`` strictly against the SDK type ``module.name`` (a TypedDict).
+
+    The pydantic adapter of each type is built once: building one takes tens of
+    milliseconds, and the conformance checks validate every export of every tool.
+    """
+    _sdk_adapter(module, name, package, fmt).validate_python(value, strict=True)
+
+
+@functools.cache
+def _sdk_adapter(module: str, name: str, package: str, fmt: str) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(getattr(require(module, package, fmt), name))
 
 
 #: What a provider sees for a result with no text: Anthropic refuses empty text blocks,

@@ -8,6 +8,7 @@ Image bytes are raw ``bytes``, as boto3 takes them (it encodes them for the wire
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,10 +98,16 @@ class BedrockFormat(ToolFormat):
 
     def _validate(self, request: dict[str, Any]) -> None:
         """Validate a Converse request against botocore's own service model (offline)."""
-        session_module = require("botocore.session", "botocore", self.title)
         validate = require("botocore.validate", "botocore", self.title)
-        model = session_module.get_session().get_service_model("bedrock-runtime")
-        shape = model.operation_model("Converse").input_shape
+        shape = _converse_input_shape(self.title)
         params = {"modelId": "any", "messages": [], **request}
         report = validate.ParamValidator().validate(params, shape)
         assert not report.has_errors(), report.generate_report()
+
+
+@functools.cache
+def _converse_input_shape(fmt: str) -> Any:
+    """botocore's shape of a Converse request, loaded once (a session reads JSON models)."""
+    session_module = require("botocore.session", "botocore", fmt)
+    model = session_module.get_session().get_service_model("bedrock-runtime")
+    return model.operation_model("Converse").input_shape

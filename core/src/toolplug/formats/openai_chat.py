@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolplug.formats.base import NotACall, ToolFormat, plain, require, result_text
+from toolplug.formats.base import NotACall, ToolFormat, plain, result_text, validate_sdk_type
 from toolplug.model import Observation, ToolCall
 from toolplug.schema import check_openai_strict, to_strict
 
@@ -65,17 +65,15 @@ class OpenAIChatFormat(ToolFormat):
         return {"role": "tool", "tool_call_id": call.id, "content": result_text(observation)}
 
     def check_tool(self, exported: dict[str, Any]) -> None:
-        from pydantic import TypeAdapter
-
-        chat = require("openai.types.chat", "openai", self.title)
-        TypeAdapter(chat.ChatCompletionFunctionToolParam).validate_python(exported, strict=True)
+        validate_sdk_type(
+            exported, "openai.types.chat", "ChatCompletionFunctionToolParam", "openai", self.title
+        )
         function = exported["function"]
         if function.get("strict"):
             check_openai_strict(function["parameters"])
 
     def check_result(self, result: Any, observation: Observation) -> None:
-        from pydantic import TypeAdapter
-
-        chat = require("openai.types.chat", "openai", self.title)
-        TypeAdapter(chat.ChatCompletionToolMessageParam).validate_python(result, strict=True)
+        validate_sdk_type(
+            result, "openai.types.chat", "ChatCompletionToolMessageParam", "openai", self.title
+        )
         assert isinstance(result["content"], str) and result["content"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolplug.content import ImageContent, block_as_text
-from toolplug.formats.base import SKIP, NotACall, ToolFormat, require, result_text
+from toolplug.formats.base import SKIP, NotACall, ToolFormat, result_text, validate_sdk_type
 from toolplug.formats.openai_chat import openai_parameters
 from toolplug.model import Observation, ToolCall
 from toolplug.schema import check_openai_strict
@@ -64,15 +64,12 @@ class OpenAIResponsesFormat(ToolFormat):
         return {"type": "function_call_output", "call_id": call.id, "output": output}
 
     def check_tool(self, exported: dict[str, Any]) -> None:
-        from pydantic import TypeAdapter
-
-        responses = require("openai.types.responses", "openai", self.title)
-        TypeAdapter(responses.FunctionToolParam).validate_python(exported, strict=True)
+        validate_sdk_type(
+            exported, "openai.types.responses", "FunctionToolParam", "openai", self.title
+        )
         if exported.get("strict"):
             check_openai_strict(exported["parameters"])
 
     def check_result(self, result: Any, observation: Observation) -> None:
-        from pydantic import TypeAdapter
-
-        module = require("openai.types.responses.response_input_param", "openai", self.title)
-        TypeAdapter(module.FunctionCallOutput).validate_python(result, strict=True)
+        module = "openai.types.responses.response_input_param"
+        validate_sdk_type(result, module, "FunctionCallOutput", "openai", self.title)

@@ -2,8 +2,8 @@
 reader of the MCP SDK takes (plain JSON-RPC: the SDK would not write it either).
 
 python deep_server.py DEPTH              # over stdio
-python deep_server.py DEPTH http PORT    # over streamable HTTP on 127.0.0.1:PORT/mcp
-python deep_server.py DEPTH sse PORT     # the same, answering tools/list as an SSE event
+python deep_server.py DEPTH http    # over streamable HTTP on 127.0.0.1:PORT/mcp (prints PORT)
+python deep_server.py DEPTH sse     # the same, answering tools/list as an SSE event
 
 With ``DEEP_PAD_MB=N`` in the environment, the deep tool's entry also carries about N MB
 of short strings (in its ``_meta``), to make the list big as well as deep.
@@ -111,4 +111,7 @@ if MODE == "stdio":
         if reply is not None:
             print(reply, flush=True)
 else:
-    ThreadingHTTPServer(("127.0.0.1", int(sys.argv[3])), Handler).serve_forever()
+    # Port 0: the system picks a free port, and the first line of output says which.
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
