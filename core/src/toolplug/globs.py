@@ -54,7 +54,7 @@ def glob_regexes(glob: str) -> list[str]:
 
     flags = functools.reduce(operator.or_, (getattr(wcglob, name) for name in FLAGS))
     try:
-        regexes = wcglob.translate(glob, flags=flags, limit=MAX_EXPANSIONS)[0]
+        regexes: list[str] = wcglob.translate(glob, flags=flags, limit=MAX_EXPANSIONS)[0]
     except Exception as exc:  # wcmatch's PatternLimitException, which it does not export
         if type(exc).__name__ != "PatternLimitException":
             raise
