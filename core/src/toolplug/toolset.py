@@ -160,7 +160,7 @@ class Toolset(Mapping[str, AnyTool]):
         questions and sampling requests go to them) default to the ``context``'s.
         ``on_progress``, ``on_log``, ``on_elicit``, ``on_sample`` and ``roots`` are
         shortcuts for one more ``Handlers`` merged on top of those
-        (:meth:`Handlers.merged <toolplug.Handlers.merged>`). The tools' context
+        (:meth:`~toolplug.Handlers.merged`). The tools' context
         carries the result too (``ToolContext.handlers``), for tools that need the
         handlers between calls.
         """
