@@ -784,3 +784,41 @@ def test_an_unmarked_plugin_is_no_guard_and_a_bad_setting_name_is_refused(
 
     with pytest.raises(ValueError, match="Python identifier"):
         Options("x").add("shout-word", help="")
+
+
+# -- handlers of the wrong shape (issue #27) ----------------------------------------------
+
+
+def test_handlers_of_the_wrong_shape_are_refused_by_name() -> None:
+    """A handler that is not callable, or one directory given as ``roots`` (read letter
+    by letter before), is a TypeError naming the field, at once, not mid-call."""
+    from toolplug.interaction import Handlers
+
+    with pytest.raises(TypeError, match=r"Handlers\(on_progress=\.\.\.\) must be a function"):
+        Handlers(on_progress="print")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Handlers\(on_elicit=\.\.\.\).*got dict"):
+        Handlers(on_elicit={"action": "accept"})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"takes a list of directories.*roots=\['/srv/data'\]"):
+        Handlers(roots="/srv/data")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"takes a list of directories"):
+        Handlers(roots=Path("/srv/data"))  # type: ignore[arg-type]
+    assert Handlers(roots=[Path("/srv/data")]).roots == ("/srv/data",)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Handlers.merged\(\) takes another Handlers"):
+        Handlers().merged({"on_log": print})  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        Handlers() | {"on_log": print}  # type: ignore[operator]
+
+
+def test_a_toolset_refuses_handlers_that_are_not_handlers() -> None:
+    """A dict (or anything else) as ``handlers`` is refused before any tool is made;
+    before, the toolset took it and every call failed later, or load() failed deep in
+    dataclasses.replace()."""
+    registry = ToolRegistry()
+    with pytest.raises(TypeError, match=r"Toolset\(handlers=\.\.\.\) takes a toolplug.Handlers"):
+        Toolset([make_echo_tool()], handlers={"on_progress": print})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Toolset.load\(handlers=\.\.\.\) takes a toolplug"):
+        Toolset.load([], registry=registry, handlers={"on_log": print})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Toolset.load\(roots=\.\.\.\) takes a list"):
+        Toolset.load([], registry=registry, roots="/srv/data")
+    with pytest.raises(TypeError, match=r"Handlers\(on_log=\.\.\.\) must be a function"):
+        Toolset.load([], registry=registry, on_log="print")  # type: ignore[arg-type]

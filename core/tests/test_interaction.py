@@ -429,6 +429,55 @@ def test_load_builds_handlers_and_gives_them_to_the_context() -> None:
     assert len(recorder.events) == 3
 
 
+def test_handlers_merge_as_a_value() -> None:
+    """A host's defaults with an override on top: the override's handlers win where it
+    has them, roots add up once each, and neither value changes."""
+    import dataclasses
+
+    import toolplug
+
+    assert toolplug.Handlers is Handlers
+    first, second = Recorder(), Recorder()
+    defaults = Handlers(on_progress=first, on_log=first, roots=["/srv/a"])  # type: ignore[arg-type]
+    override = Handlers(on_log=second, roots=("/srv/a", "/srv/b"))
+    merged = defaults | override
+    assert merged == defaults.merged(override)
+    assert merged == Handlers(on_progress=first, on_log=second, roots=("/srv/a", "/srv/b"))
+    assert defaults.roots == ("/srv/a",)  # a list is kept as a tuple: the value is frozen
+    assert override.merged(Handlers()) is override  # nothing added: the same value
+    assert Handlers() | Handlers() == Handlers()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        defaults.on_log = second  # type: ignore[misc]
+    with Toolset(chatty_tools(), handlers=merged) as toolset:
+        toolset.call("chatty", {"label": "m"})
+    assert [type(e).__name__ for e in first.events] == ["Progress", "Progress"]
+    assert [type(e).__name__ for e in second.events] == ["LogMessage"]
+
+
+def test_load_puts_its_shortcuts_on_top_of_the_given_handlers() -> None:
+    class Chatty(ToolDefinition[Step, Observation]):
+        @classmethod
+        def create(cls, context: ToolContext, **params: Any) -> list[ToolDefinition[Any, Any]]:
+            return [cls(name="chatty", description="C.", action_type=Step, executor=chatty)]
+
+    @hookimpl
+    def register_tools(register: Any) -> None:
+        register(Chatty, name="chatty")
+
+    registry = registry_from(types.SimpleNamespace(register_tools=register_tools))
+    host, per_toolset = Recorder(), Recorder()
+    given = Handlers(on_progress=host, on_log=host, roots=("/a",))
+    with Toolset.load(
+        ["chatty"], registry=registry, handlers=given, on_log=per_toolset, roots=["/b"]
+    ) as tools:
+        assert tools.handlers == given | Handlers(on_log=per_toolset, roots=("/b",))
+        tools.call("chatty", {})
+    assert [type(e).__name__ for e in host.events] == ["Progress", "Progress"]
+    assert [type(e).__name__ for e in per_toolset.events] == ["LogMessage"]
+    with Toolset.load(["chatty"], registry=registry, handlers=given) as tools:
+        assert tools.handlers is given  # no shortcut: the value given, as it is
+
+
 def test_notify_answer_and_sample_for_plugins() -> None:
     recorder = Recorder()
 

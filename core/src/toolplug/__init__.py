@@ -35,6 +35,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.context": ("ToolContext", "Tool"),
     "toolplug.registry": ("ToolRegistry",),
     "toolplug.toolset": ("Toolset", "ToolChange"),
+    "toolplug.interaction": ("Handlers",),
     "toolplug.errors": (
         "ToolError",
         "ArgumentError",
@@ -124,6 +125,7 @@ if TYPE_CHECKING:
         hide_paths as hide_paths,
     )
     from toolplug.hookspecs import hookimpl as hookimpl
+    from toolplug.interaction import Handlers as Handlers
     from toolplug.model import (
         Action as Action,
         Observation as Observation,

@@ -15,7 +15,8 @@ A tool can also ask the host's model for a completion (:func:`ask_model`; under
 ``toolplug mcp serve``, the MCP client's model through sampling).
 
 A host receives them through :class:`Handlers` given to its
-:class:`~toolplug.Toolset` (``Toolset.load(on_progress=..., on_log=..., on_elicit=...)``).
+:class:`~toolplug.Toolset` (``Toolset.load(handlers=Handlers(on_progress=...))``, or the
+shortcuts ``Toolset.load(on_progress=..., on_log=..., on_elicit=...)``).
 Each handler may be a plain function or a coroutine function. With no handler,
 progress and logs go to Python logging (logger ``toolplug.tools``) and a question is
 declined. A handler that raises never breaks the call: it is logged (once per handler,
@@ -38,10 +39,11 @@ from __future__ import annotations
 import contextvars
 import inspect
 import logging
+import os
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from toolplug import _engine
@@ -187,7 +189,12 @@ class Handlers:
     ``on_log`` a :class:`LogMessage`, ``on_elicit`` a :class:`Question` and returns an
     :class:`Answer`, ``on_sample`` a :class:`SamplingRequest` and returns the
     completion. ``roots`` are directories the host lets tools work in beyond the
-    workspace (an MCP client offers them to its servers as roots).
+    workspace (an MCP client offers them to its servers as roots); any iterable of
+    strings or paths is kept as a tuple of strings.
+
+    The value never changes: combine two with :meth:`merged` (or ``defaults |
+    override``). Something other than a callable as a handler, or a single string
+    as ``roots``, raises :class:`TypeError` naming the field.
     """
 
     on_progress: Callable[[Progress], Any] | None = None
@@ -195,6 +202,60 @@ class Handlers:
     on_elicit: Callable[[Question], Answer | Awaitable[Answer]] | None = None
     on_sample: Callable[[SamplingRequest], SampleResult | Awaitable[SampleResult]] | None = None
     roots: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in _HANDLER_FIELDS:
+            handler = getattr(self, name)
+            if handler is not None and not callable(handler):
+                raise TypeError(
+                    f"Handlers({name}=...) must be a function (sync or async) or None, "
+                    f"got {type(handler).__name__}: {handler!r:.80}"
+                )
+        # A frozen dataclass: set the normalized value the way its __init__ does.
+        object.__setattr__(self, "roots", _as_roots(self.roots, "Handlers(roots=...)"))
+
+    def merged(self, other: Handlers) -> Handlers:
+        """These handlers with ``other`` on top: each handler ``other`` sets replaces
+        this one's, the rest stay; ``other``'s roots come after these (once each).
+
+        For a host's defaults and a per-toolset or per-call override:
+        ``defaults.merged(override)``, also written ``defaults | override``. Returns
+        ``self`` itself when ``other`` adds nothing.
+        """
+        if not isinstance(other, Handlers):
+            raise TypeError(
+                f"Handlers.merged() takes another Handlers, got {type(other).__name__}; "
+                "build one with Handlers(on_progress=..., on_log=..., ...)"
+            )
+        changes: dict[str, Any] = {
+            name: getattr(other, name)
+            for name in _HANDLER_FIELDS
+            if getattr(other, name) is not None and getattr(other, name) is not getattr(self, name)
+        }
+        added = tuple(root for root in dict.fromkeys(other.roots) if root not in self.roots)
+        if added:
+            changes["roots"] = (*self.roots, *added)
+        return replace(self, **changes) if changes else self
+
+    def __or__(self, other: Handlers) -> Handlers:
+        if not isinstance(other, Handlers):
+            return NotImplemented
+        return self.merged(other)
+
+
+#: The handler fields of :class:`Handlers` (all but ``roots``).
+_HANDLER_FIELDS = ("on_progress", "on_log", "on_elicit", "on_sample")
+
+
+def _as_roots(roots: Any, where: str) -> tuple[str, ...]:
+    """Directories given as any iterable of strings or paths, as a tuple of strings; a
+    single string or path is a :class:`TypeError` (it would be read letter by letter)."""
+    if isinstance(roots, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"{where} takes a list of directories, got one: {roots!r}; "
+            f"write roots=[{os.fsdecode(roots)!r}]"
+        )
+    return tuple(os.fsdecode(root) if isinstance(root, bytes) else str(root) for root in roots)
 
 
 #: The handlers of a host that gave none.

@@ -26,7 +26,7 @@ from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
 from toolplug.formats import FormatRegistry, default_formats
 from toolplug.guards import with_policy
-from toolplug.interaction import CallScope, Handlers, current
+from toolplug.interaction import DEFAULT_HANDLERS, CallScope, Handlers, _as_roots, current
 from toolplug.model import Observation, ToolCall
 from toolplug.registry import ToolRegistry
 
@@ -39,6 +39,16 @@ if TYPE_CHECKING:
 
 AnyTool = ToolDefinition[Any, Any]
 log = logging.getLogger("toolplug")
+
+
+def _checked(handlers: Any, where: str) -> Handlers:
+    """``handlers`` if it is a :class:`Handlers`, else a :class:`TypeError` saying so."""
+    if not isinstance(handlers, Handlers):
+        raise TypeError(
+            f"{where} takes a toolplug.Handlers, got {type(handlers).__name__}; write "
+            "Handlers(on_progress=..., on_log=..., on_elicit=..., on_sample=..., roots=...)"
+        )
+    return handlers
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,9 @@ class Toolset(Mapping[str, AnyTool]):
         #: registry's (the core's and the loaded plugins'), else the core's own.
         self.formats: FormatRegistry = formats if formats is not None else default_formats()
         #: What the tools' progress, logs and questions go to during calls.
-        self.handlers: Handlers = handlers if handlers is not None else Handlers()
+        self.handlers: Handlers = (
+            DEFAULT_HANDLERS if handlers is None else _checked(handlers, "Toolset(handlers=...)")
+        )
         for tool in tools:
             self.add(tool)
 
@@ -148,12 +160,28 @@ class Toolset(Mapping[str, AnyTool]):
         tool is created. Given a ``registry``, the settings are applied to it (and so to
         every toolset it creates); with none, a given registry is used as is.
 
-        ``on_progress``, ``on_log``, ``on_elicit`` and ``on_sample`` (sync or async) and
-        ``roots`` build the toolset's :class:`~toolplug.interaction.Handlers`, on top of
-        ``handlers`` if given, else of the ``context``'s; the tools' context carries
-        them too (``ToolContext.handlers``), for tools that need them between calls.
+        ``handlers`` (a :class:`~toolplug.Handlers`: the tools' progress, logs,
+        questions and sampling requests go to them) default to the ``context``'s.
+        ``on_progress``, ``on_log``, ``on_elicit``, ``on_sample`` and ``roots`` are
+        shortcuts for one more ``Handlers`` merged on top of those
+        (:meth:`~toolplug.Handlers.merged`). The tools' context
+        carries the result too (``ToolContext.handlers``), for tools that need the
+        handlers between calls.
         """
         parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
+        if context is None:
+            context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
+        # The shortcuts are one more Handlers, on top of the given (or the context's).
+        shortcuts = Handlers(
+            on_progress=on_progress,
+            on_log=on_log,
+            on_elicit=on_elicit,
+            on_sample=on_sample,
+            roots=_as_roots(roots, "Toolset.load(roots=...)"),
+        )
+        if handlers is None:
+            handlers = context.handlers or DEFAULT_HANDLERS
+        chosen = _checked(handlers, "Toolset.load(handlers=...)") | shortcuts
         if registry is None:
             wanted = None if parsed is None else [spec.name for spec in parsed]
             registry = ToolRegistry.from_plugins(
@@ -161,20 +189,6 @@ class Toolset(Mapping[str, AnyTool]):
             )
         elif settings or policy is not None:
             registry.apply_settings(with_policy(settings, policy), approver)
-        if context is None:
-            context = ToolContext(workspace=Path(workspace)) if workspace else ToolContext()
-        given: dict[str, Any] = {
-            "on_progress": on_progress,
-            "on_log": on_log,
-            "on_elicit": on_elicit,
-            "on_sample": on_sample,
-        }
-        chosen = replace(
-            handlers or context.handlers or Handlers(),
-            **{field: fn for field, fn in given.items() if fn is not None},
-        )
-        if roots:
-            chosen = replace(chosen, roots=(*chosen.roots, *(str(root) for root in roots)))
         if context.handlers is not chosen:
             context = replace(context, handlers=chosen)
         toolset = cls(formats=registry.formats, handlers=chosen)

@@ -124,7 +124,7 @@ class ServerHandlers:
         async def progress(amount: float, total: float | None, message: str | None) -> None:
             call_id = scope.call_id if scope else None
             event = Progress(name, call_id, amount, total, message)
-            handlers, loop = self._pick(scope, "on_progress")
+            handlers, loop = self._pick(scope)
             await notify(handlers, event, loop=loop)
 
         try:
@@ -146,16 +146,13 @@ class ServerHandlers:
                 "passed to the host); the limit is the client's maxServerRequests"
             )
 
-    def _pick(
-        self, scope: CallScope | None, handler: str
-    ) -> tuple[Handlers, asyncio.AbstractEventLoop | None]:
-        """Whose ``handler`` serves: the call's handlers when they have it (a host may
-        give each toolset its own), else the connection's; and the loop async handlers
-        run on (the async caller's, if any)."""
-        loop = scope.loop if scope is not None else None
-        if scope is not None and getattr(scope.handlers, handler) is not None:
-            return scope.handlers, loop
-        return self.handlers, loop
+    def _pick(self, scope: CallScope | None) -> tuple[Handlers, asyncio.AbstractEventLoop | None]:
+        """The handlers that serve: the connection's with the call's on top (a host may
+        give each toolset its own), so each handler is the call's when it has one; and
+        the loop async handlers run on (the async caller's, if any)."""
+        if scope is None:
+            return self.handlers, None
+        return self.handlers | scope.handlers, scope.loop
 
     def _only_call(self) -> tuple[CallScope | None, str | None]:
         """The running call's scope and name when exactly one call to the server runs."""
@@ -163,11 +160,11 @@ class ServerHandlers:
             return next(iter(self._calls.values()))
         return None, None
 
-    def _asked(self, handler: str) -> tuple[Handlers, asyncio.AbstractEventLoop | None, str | None]:
+    def _asked(self) -> tuple[Handlers, asyncio.AbstractEventLoop | None, str | None]:
         """:meth:`_pick` for what the server sends outside a call's own progress: the
         call is the server's only running one, if any; its tool name comes too."""
         scope, name = self._only_call()
-        handlers, loop = self._pick(scope, handler)
+        handlers, loop = self._pick(scope)
         return handlers, loop, name
 
     # -- from the server ---------------------------------------------------------------
@@ -183,7 +180,7 @@ class ServerHandlers:
             data=None if isinstance(data, str) else data,
             logger=params.logger,
         )
-        handlers, loop = self._pick(scope, "on_log")
+        handlers, loop = self._pick(scope)
         await notify(handlers, event, loop=loop)
 
     async def _on_sample(self, messages: list[Any], params: Any, context: Any) -> Any:
@@ -197,7 +194,7 @@ class ServerHandlers:
             stop_sequences=params.stop_sequences,
             model_preferences=_wire(params.model_preferences),
         )
-        handlers, loop, _ = self._asked("on_sample")
+        handlers, loop, _ = self._asked()
         # A SamplingError (no handler, a failing one) goes back to the server as the
         # request's error, with its message.
         result = await _off_loop(handlers.on_sample, lambda: sample(handlers, request, loop=loop))
@@ -208,7 +205,7 @@ class ServerHandlers:
         schema = getattr(params, "requested_schema", None)
         if schema is None:  # URL mode: not offered to the host (form mode only)
             return mcp_types.ElicitResult(action="decline")
-        handlers, loop, name = self._asked("on_elicit")
+        handlers, loop, name = self._asked()
         question = Question(tool=name, message=message, schema=dict(schema))
         got: Answer = await _off_loop(
             handlers.on_elicit, lambda: answer(handlers, question, loop=loop)
