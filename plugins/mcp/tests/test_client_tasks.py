@@ -106,6 +106,33 @@ def test_a_caller_that_gives_up_cancels_the_task_on_the_server(tmp_path: Path) -
         assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
 
 
+def test_a_caller_that_gives_up_before_the_task_id_arrives_cancels_the_task(
+    tmp_path: Path,
+) -> None:
+    # The server holds back its answer (the created task) until `release` exists,
+    # while the task already runs: the caller gives up before the client knows the
+    # task's id, and the task must still be cancelled on the server.
+    events, release = tmp_path / "events", tmp_path / "release"
+    entry = task_server(events)
+    entry["env"]["TASK_HOLD"] = str(release)
+    with load(entry, tmp_path) as tools:
+
+        async def give_up() -> None:
+            call = asyncio.ensure_future(tools.acall("slow", {"seconds": 60}))
+            while "started 60" not in (events.read_text() if events.exists() else ""):
+                await asyncio.sleep(0.05)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
+            release.touch()  # only now does the server answer with the task
+
+        asyncio.run(asyncio.wait_for(give_up(), 60))
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+        # The connection is still good for the next call.
+        assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
+
+
 def test_the_core_timeout_cancels_the_task_on_the_server(tmp_path: Path) -> None:
     events = tmp_path / "events"
     with load(task_server(events), tmp_path) as tools:
