@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -113,9 +116,7 @@ def test_a_caller_that_gives_up_before_the_task_id_arrives_cancels_the_task(
     # while the task already runs: the caller gives up before the client knows the
     # task's id, and the task must still be cancelled on the server.
     events, release = tmp_path / "events", tmp_path / "release"
-    entry = task_server(events)
-    entry["env"]["TASK_HOLD"] = str(release)
-    with load(entry, tmp_path) as tools:
+    with load(held_task_server(events, release), tmp_path) as tools:
 
         async def give_up() -> None:
             call = asyncio.ensure_future(tools.acall("slow", {"seconds": 60}))
@@ -130,6 +131,43 @@ def test_a_caller_that_gives_up_before_the_task_id_arrives_cancels_the_task(
         asyncio.run(asyncio.wait_for(give_up(), 60))
         assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
         # The connection is still good for the next call.
+        assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
+
+
+def held_task_server(events: Path, release: Path) -> dict[str, Any]:
+    """The task server, holding back each created task until ``release`` exists."""
+    entry = task_server(events)
+    entry["env"]["TASK_HOLD"] = str(release)
+    return entry
+
+
+def test_the_core_timeout_before_the_task_id_arrives_cancels_the_task(tmp_path: Path) -> None:
+    events, release = tmp_path / "events", tmp_path / "release"
+    with load(held_task_server(events, release), tmp_path) as tools:
+        abandoned = tools.call("slow", {"seconds": 60}, timeout=1)
+        assert abandoned.is_error and "did not finish within 1 seconds" in abandoned.text
+        release.touch()  # only now does the server answer with the task
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+
+
+def test_a_server_gone_before_the_task_id_arrives_ends_the_call(tmp_path: Path) -> None:
+    events, release = tmp_path / "events", tmp_path / "release"
+    held = Path(f"{release}.held")
+    with load(held_task_server(events, release), tmp_path) as tools:
+
+        def kill_when_held() -> None:
+            deadline = time.monotonic() + 30
+            while not held.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.kill(int(held.read_text()), signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_when_held)
+        killer.start()
+        gone = tools.call("slow", {"seconds": 60})
+        killer.join()
+        assert gone.is_error
+        assert "stopped while running tool 'slow'" in gone.text
+        release.touch()  # the next server answers at once
         assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
 
 

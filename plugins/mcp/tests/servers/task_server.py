@@ -10,6 +10,7 @@ the task is cancelled (so a test can see the cancellation reach the server).
 When ``TASK_HOLD`` names a file, the answer to a call run as a task (the created
 task) is held back until that file exists (30 s at most), while the task itself
 runs: a test can give up on the call before the client has learnt the task's id.
+The server's process id goes to ``<that file>.held`` when an answer is held.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class HeldTasks(TasksExtension):
         outcome = await super().intercept_tool_call(params, context, call_next)
         hold = os.environ.get("TASK_HOLD")
         if hold and isinstance(outcome, CreateTaskResult):
+            with open(f"{hold}.held", "w") as held:  # says so, with this process's id
+                print(os.getpid(), file=held)
             for _ in range(1500):
                 if os.path.exists(hold):
                     break
