@@ -233,3 +233,25 @@ def test_where_tasks_run_every_tool_is_offered() -> None:
     kept, notes = offered("s", listed, tasks=False)
     assert [t.name for t in kept] == ["b", "c"]
     assert len(notes) == 1 and "tool 'a' of MCP server 's'" in notes[0]
+
+
+def test_a_2025_11_25_caller_that_gives_up_before_the_task_id_cancels_it(
+    tmp_path: Path,
+) -> None:
+    events, release = tmp_path / "events", tmp_path / "release"
+    entry = legacy_server(events, "--tasks")
+    entry["env"]["TASK_HOLD"] = str(release)
+    with load(entry, tmp_path) as tools:
+
+        async def give_up() -> None:
+            call = asyncio.ensure_future(tools.acall("report", {"seconds": 60}))
+            while "created t1" not in (events.read_text() if events.exists() else ""):
+                await asyncio.sleep(0.05)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
+            release.touch()  # only now does the server answer with the task
+
+        asyncio.run(asyncio.wait_for(give_up(), 60))
+        assert wait_for_event(events, "cancelled t1") == ["created t1", "cancelled t1"]
