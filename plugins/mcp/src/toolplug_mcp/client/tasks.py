@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import mcp_types
@@ -238,15 +238,16 @@ def abandon(session: ClientSession, answer: object) -> None:
     """The call that got ``answer`` ended before it was finished (its caller gave up,
     or it failed): a task it created that :func:`finish_task` never took on is
     cancelled on the server. Any other answer is left as it is."""
-    if isinstance(answer, CreatedTask) and not answer._taken:
-        answer._taken = True
-        cancel_soon(session, answer.task_id)
+    task_id = _untaken(answer)
+    if task_id is not None:
+        cancel_soon(session, task_id)
 
 
 async def answer_of(
     session: ClientSession,
     request: Coroutine[Any, Any, T],
     session_ended: asyncio.Future[Any] | None = None,
+    task_of: Callable[[Any], str | None] | None = None,
 ) -> T:
     """Await a request that the server may answer with a task.
 
@@ -254,19 +255,23 @@ async def answer_of(
     task already running on the server, whose id only that answer tells. So the
     request is not abandoned with the caller: it goes on in a task of its own, for
     :data:`ANSWER_GRACE` seconds at most (less if ``session_ended`` ends first), and
-    a task it created is cancelled on the server (see :func:`abandon`). The caller's
+    a task it created is cancelled on the server (see :func:`abandon`; ``task_of``
+    reads the id of the task to cancel from an answer of another shape). The caller's
     cancellation is raised at once.
     """
     pending = asyncio.ensure_future(request)
     try:
         return await asyncio.shield(pending)
     except asyncio.CancelledError:
-        _keep(_settle(session, pending, session_ended))
+        _keep(_settle(session, pending, session_ended, task_of or _untaken))
         raise
 
 
 async def _settle(
-    session: ClientSession, pending: asyncio.Future[Any], session_ended: asyncio.Future[Any] | None
+    session: ClientSession,
+    pending: asyncio.Future[Any],
+    session_ended: asyncio.Future[Any] | None,
+    task_of: Callable[[Any], str | None],
 ) -> None:
     """Wait (bounded) for the answer nobody awaits any more, and cancel its task."""
     waiting = {pending} if session_ended is None else {pending, session_ended}
@@ -277,10 +282,17 @@ async def _settle(
         return
     if pending.cancelled() or pending.exception() is not None:
         return
-    answer = pending.result()
+    task_id = task_of(pending.result())
+    if task_id is not None:
+        await _cancel(session, task_id)
+
+
+def _untaken(answer: object) -> str | None:
+    """The id of a created task nobody has taken on (and now nobody will)."""
     if isinstance(answer, CreatedTask) and not answer._taken:
         answer._taken = True
-        await _cancel(session, answer.task_id)
+        return answer.task_id
+    return None
 
 
 async def cancels_sent() -> None:
