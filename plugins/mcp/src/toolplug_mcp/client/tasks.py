@@ -9,7 +9,8 @@ depends on the protocol revision the connection speaks:
   client declares the extension, and the server answers a call it runs as a task
   with ``resultType: "task"``. :class:`TaskRunner` declares it on every connection
   and drives such a result: ``tasks/get`` until the task is done, then its result;
-  ``tasks/cancel`` when the call's timeout passes or the caller gives up.
+  ``tasks/cancel`` when the call's timeout passes or the caller gives up, even
+  while the ``tools/call`` itself was still unanswered (:func:`answer_of`).
 - **2025-11-25**: a tool says it in ``execution.taskSupport``. ``optional`` tools are
   called plainly; ``required`` ones are called as that revision's tasks
   (:mod:`~toolplug_mcp.client.tasks_2025`) when the server declares
