@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -104,6 +108,68 @@ def test_a_caller_that_gives_up_cancels_the_task_on_the_server(tmp_path: Path) -
         assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
 
 
+def test_a_caller_that_gives_up_before_the_task_id_arrives_cancels_the_task(
+    tmp_path: Path,
+) -> None:
+    # The server holds back its answer (the created task) until `release` exists,
+    # while the task already runs: the caller gives up before the client knows the
+    # task's id, and the task must still be cancelled on the server.
+    events, release = tmp_path / "events", tmp_path / "release"
+    with load(held_task_server(events, release), tmp_path) as tools:
+
+        async def give_up() -> None:
+            call = asyncio.ensure_future(tools.acall("slow", {"seconds": 60}))
+            while "started 60" not in (events.read_text() if events.exists() else ""):
+                await asyncio.sleep(0.05)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
+            release.touch()  # only now does the server answer with the task
+
+        asyncio.run(asyncio.wait_for(give_up(), 60))
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+        # The connection is still good for the next call.
+        assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
+
+
+def held_task_server(events: Path, release: Path) -> dict[str, Any]:
+    """The task server, holding back each created task until ``release`` exists."""
+    entry = task_server(events)
+    entry["env"]["TASK_HOLD"] = str(release)
+    return entry
+
+
+def test_the_core_timeout_before_the_task_id_arrives_cancels_the_task(tmp_path: Path) -> None:
+    events, release = tmp_path / "events", tmp_path / "release"
+    with load(held_task_server(events, release), tmp_path) as tools:
+        abandoned = tools.call("slow", {"seconds": 60}, timeout=1)
+        assert abandoned.is_error and "did not finish within 1 seconds" in abandoned.text
+        release.touch()  # only now does the server answer with the task
+        assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
+
+
+def test_a_server_gone_before_the_task_id_arrives_ends_the_call(tmp_path: Path) -> None:
+    events, release = tmp_path / "events", tmp_path / "release"
+    held = Path(f"{release}.held")
+    with load(held_task_server(events, release), tmp_path) as tools:
+
+        def kill_when_held() -> None:
+            deadline = time.monotonic() + 30
+            while not held.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.kill(int(held.read_text()), signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_when_held)
+        killer.start()
+        gone = tools.call("slow", {"seconds": 60})
+        killer.join()
+        assert gone.is_error
+        assert "stopped while running tool 'slow'" in gone.text
+        release.touch()  # the next server answers at once
+        assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
+
+
 def test_the_core_timeout_cancels_the_task_on_the_server(tmp_path: Path) -> None:
     events = tmp_path / "events"
     with load(task_server(events), tmp_path) as tools:
@@ -166,3 +232,25 @@ def test_where_tasks_run_every_tool_is_offered() -> None:
     kept, notes = offered("s", listed, tasks=False)
     assert [t.name for t in kept] == ["b", "c"]
     assert len(notes) == 1 and "tool 'a' of MCP server 's'" in notes[0]
+
+
+def test_a_2025_11_25_caller_that_gives_up_before_the_task_id_cancels_it(
+    tmp_path: Path,
+) -> None:
+    events, release = tmp_path / "events", tmp_path / "release"
+    entry = legacy_server(events, "--tasks")
+    entry["env"]["TASK_HOLD"] = str(release)
+    with load(entry, tmp_path) as tools:
+
+        async def give_up() -> None:
+            call = asyncio.ensure_future(tools.acall("report", {"seconds": 60}))
+            while "created t1" not in (events.read_text() if events.exists() else ""):
+                await asyncio.sleep(0.05)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
+            release.touch()  # only now does the server answer with the task
+
+        asyncio.run(asyncio.wait_for(give_up(), 60))
+        assert wait_for_event(events, "cancelled t1") == ["created t1", "cancelled t1"]

@@ -9,7 +9,9 @@ python legacy_task_server.py [--tasks]
 nothing. Without ``--tasks`` the server declares no ``tasks`` capability. With it,
 the server runs ``report`` as a task: the task works for ``seconds`` (an argument),
 ``tasks/get`` reports it, ``tasks/result`` gives the report, ``tasks/cancel`` stops
-it; each of these is appended to the file named by ``TASK_EVENTS``.
+it; each of these is appended to the file named by ``TASK_EVENTS``. When
+``TASK_HOLD`` names a file, the answer to a call run as a task is held back until
+that file exists (30 s at most).
 """
 
 from __future__ import annotations
@@ -48,6 +50,14 @@ def event(text: str) -> None:
     if os.environ.get("TASK_EVENTS"):
         with open(os.environ["TASK_EVENTS"], "a") as events:
             print(text, file=events)
+
+
+def hold_answer() -> None:
+    """Wait (30 s at most) until the file named by ``TASK_HOLD`` exists, if it names one."""
+    hold = os.environ.get("TASK_HOLD")
+    deadline = time.monotonic() + 30
+    while hold and not os.path.exists(hold) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def task_view(task_id: str) -> dict:
@@ -91,6 +101,7 @@ def answer(request: dict) -> dict:
                 "seconds": seconds,
             }
             event(f"created {task_id}")
+            hold_answer()
             return {"task": task_view(task_id)}
         return {"content": [{"type": "text", "text": arguments.get("text", f"the {name}")}]}
     if method == "tasks/get":

@@ -6,6 +6,11 @@ named by ``TASK_EVENTS``, then ``finished <seconds>``, or ``cancelled <seconds>`
 the task is cancelled (so a test can see the cancellation reach the server).
 ``double`` may run as a task, ``plain`` never does, ``broken`` fails as a task, and
 ``ask`` waits for input (an elicitation), appending ``asking``.
+
+When ``TASK_HOLD`` names a file, the answer to a call run as a task (the created
+task) is held back until that file exists (30 s at most), while the task itself
+runs: a test can give up on the call before the client has learnt the task's id.
+The server's process id goes to ``<that file>.held`` when an answer is held.
 """
 
 from __future__ import annotations
@@ -18,10 +23,29 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
+from fastmcp_tasks.models import CreateTaskResult
 from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
 
+
+class HeldTasks(TasksExtension):
+    """The tasks extension, holding back created-task answers while ``TASK_HOLD``
+    names a file that does not exist yet."""
+
+    async def intercept_tool_call(self, params: Any, context: Any, call_next: Any) -> Any:
+        outcome = await super().intercept_tool_call(params, context, call_next)
+        hold = os.environ.get("TASK_HOLD")
+        if hold and isinstance(outcome, CreateTaskResult):
+            with open(f"{hold}.held", "w") as held:  # says so, with this process's id
+                print(os.getpid(), file=held)
+            for _ in range(1500):
+                if os.path.exists(hold):
+                    break
+                await asyncio.sleep(0.02)
+        return outcome
+
+
 server = FastMCP("tasks")
-server.add_extension(TasksExtension(url="memory://"))
+server.add_extension(HeldTasks(url="memory://"))
 
 
 def event(text: str) -> None:

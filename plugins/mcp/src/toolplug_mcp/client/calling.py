@@ -13,6 +13,11 @@ session's error. Only an answer that needs more (input-required rounds, or a cla
 result such as a task) is handed to fastmcp's own machinery. The client span and the
 trace context sent to the server are fastmcp's, as before.
 
+Where the server runs calls as tasks, a caller that gives up must not leave a task
+running on the server: a request in flight is then left to finish in the background
+(:func:`~toolplug_mcp.client.tasks.answer_of`), and a task that came back but was never
+taken on is cancelled (:func:`~toolplug_mcp.client.tasks.abandon`).
+
 This reads a few private attributes of the pinned fastmcp ``Client``; without them
 (another fastmcp), :func:`call_tool` is ``call_tool_mcp`` itself.
 """
@@ -24,6 +29,8 @@ from collections.abc import Coroutine
 from typing import Any, NoReturn, TypeVar
 
 import mcp_types
+
+from toolplug_mcp.client.tasks import abandon, answer_of, runs_tasks
 
 T = TypeVar("T")
 
@@ -62,9 +69,12 @@ async def call_tool(
     ) as span:
         meta = inject_trace_context(None) or None
         claims = bool(client._claim_by_model)
+        session_task = client._session_state.session_task
+        tasks = runs_tasks(client)
+        answers: list[Any] = []  # every answer the server gave (one may be a task)
 
         async def send(responses: Any, state: str | None) -> Any:
-            return await client.session.call_tool(
+            request = client.session.call_tool(
                 name=name,
                 arguments=arguments,
                 read_timeout_seconds=timeout or None,
@@ -75,17 +85,30 @@ async def call_tool(
                 allow_input_required=True,
                 allow_claimed=claims,
             )
+            if not tasks:
+                return await request
+            answer = await answer_of(client.session, request, session_task)
+            answers.append(answer)
+            return answer
 
-        answer = await _watched(client._session_state.session_task, send(None, None))
-        if isinstance(answer, mcp_types.CallToolResult):
-            result = answer
-        else:  # input-required rounds, or a claimed result: fastmcp's own path
-            watch = client._await_with_session_monitoring
-            answer = await watch(client._drive_input_required(answer, send))
+        try:
+            answer = await _watched(session_task, send(None, None))
             if isinstance(answer, mcp_types.CallToolResult):
                 result = answer
-            else:
-                result = await watch(client._resolve_claimed_result(name, answer, timeout or None))
+            else:  # input-required rounds, or a claimed result: fastmcp's own path
+                watch = client._await_with_session_monitoring
+                answer = await watch(client._drive_input_required(answer, send))
+                if isinstance(answer, mcp_types.CallToolResult):
+                    result = answer
+                else:
+                    resolve = client._resolve_claimed_result(name, answer, timeout or None)
+                    result = await watch(resolve)
+        except BaseException:
+            # Given up (or failed) between a task's answer and its polling: fastmcp
+            # may cancel the polling before it starts, so no one would cancel the task.
+            for answer in answers:
+                abandon(client.session, answer)
+            raise
         if result.is_error and span.is_recording():
             first = result.content[0] if result.content else None
             text = first.text if isinstance(first, mcp_types.TextContent) else ""

@@ -9,7 +9,8 @@ depends on the protocol revision the connection speaks:
   client declares the extension, and the server answers a call it runs as a task
   with ``resultType: "task"``. :class:`TaskRunner` declares it on every connection
   and drives such a result: ``tasks/get`` until the task is done, then its result;
-  ``tasks/cancel`` when the call's timeout passes or the caller gives up.
+  ``tasks/cancel`` when the call's timeout passes or the caller gives up, even
+  while the ``tools/call`` itself was still unanswered (:func:`answer_of`).
 - **2025-11-25**: a tool says it in ``execution.taskSupport``. ``optional`` tools are
   called plainly; ``required`` ones are called as that revision's tasks
   (:mod:`~toolplug_mcp.client.tasks_2025`) when the server declares
@@ -27,13 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import mcp_types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from toolplug_mcp.errors import TaskTimedOut
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
 log = logging.getLogger("toolplug.mcp")
+T = TypeVar("T")
 
 #: The identifier of the tasks extension (SEP-2663).
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -50,9 +52,13 @@ FIRST_POLL = 0.02
 DEFAULT_POLL = 1.0
 #: How long a ``tasks/cancel`` may take before the client stops waiting for it.
 CANCEL_TIMEOUT = 5.0
+#: How long a call whose caller gave up still waits (in the background) for the
+#: server's answer, to learn whether it started a task that must be cancelled.
+ANSWER_GRACE = 3.0
 _DONE = frozenset({"completed", "failed", "cancelled"})
 _REQUEST_TIMEOUT = -32001
-# tasks/cancel requests still in flight after their caller left (kept referenced).
+# tasks/cancel requests still in flight after their caller left, and answers still
+# awaited for one (kept referenced).
 _cancelling: set[asyncio.Task[None]] = set()
 
 
@@ -72,6 +78,9 @@ class CreatedTask(_TaskFields):
     """What a server answers to a call it runs as a task."""
 
     result_type: Literal["task"] = Field(alias="resultType")
+    # Set when finish_task takes the task on (from then on it cancels the task when
+    # the call ends early), or once the task is cancelled as abandoned.
+    _taken: bool = PrivateAttr(default=False)
 
 
 class PolledTask(_TaskFields):
@@ -138,6 +147,7 @@ async def finish_task(
     cancellation is raised. A failed or cancelled task is an error result; so is one
     that asks for input, which this client cannot answer (it is cancelled too).
     """
+    task._taken = True
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
     pause = FIRST_POLL
@@ -202,20 +212,86 @@ def error_result(text: str) -> mcp_types.CallToolResult:
 def cancel_soon(session: ClientSession, task_id: str) -> None:
     """Send ``tasks/cancel`` in a task of its own, so that it goes out even while the
     caller is being cancelled; a failure to cancel is only logged."""
+    _keep(_cancel(session, task_id))
 
-    async def cancel() -> None:
-        try:
-            await session.send_request(
-                CancelTask(params=TaskRef(task_id=task_id)),
-                mcp_types.Result,
-                request_read_timeout_seconds=CANCEL_TIMEOUT,
-            )
-        except Exception as exc:
-            log.info("MCP task %s could not be cancelled: %s", task_id, exc)
 
-    pending = asyncio.ensure_future(cancel())
+async def _cancel(session: ClientSession, task_id: str) -> None:
+    try:
+        await session.send_request(
+            CancelTask(params=TaskRef(task_id=task_id)),
+            mcp_types.Result,
+            request_read_timeout_seconds=CANCEL_TIMEOUT,
+        )
+    except Exception as exc:
+        log.info("MCP task %s could not be cancelled: %s", task_id, exc)
+
+
+def _keep(work: Coroutine[Any, Any, None]) -> None:
+    """Run ``work`` in a task of its own, waited for by :func:`cancels_sent`."""
+    pending = asyncio.ensure_future(work)
     _cancelling.add(pending)
     pending.add_done_callback(_cancelling.discard)
+
+
+def abandon(session: ClientSession, answer: object) -> None:
+    """The call that got ``answer`` ended before it was finished (its caller gave up,
+    or it failed): a task it created that :func:`finish_task` never took on is
+    cancelled on the server. Any other answer is left as it is."""
+    task_id = _untaken(answer)
+    if task_id is not None:
+        cancel_soon(session, task_id)
+
+
+async def answer_of(
+    session: ClientSession,
+    request: Coroutine[Any, Any, T],
+    session_ended: asyncio.Future[Any] | None = None,
+    task_of: Callable[[Any], str | None] | None = None,
+) -> T:
+    """Await a request that the server may answer with a task.
+
+    If the caller is cancelled while the request is in flight, its answer may be a
+    task already running on the server, whose id only that answer tells. So the
+    request is not abandoned with the caller: it goes on in a task of its own, for
+    :data:`ANSWER_GRACE` seconds at most (less if ``session_ended`` ends first), and
+    a task it created is cancelled on the server (see :func:`abandon`; ``task_of``
+    reads the id of the task to cancel from an answer of another shape). The caller's
+    cancellation is raised at once.
+    """
+    pending = asyncio.ensure_future(request)
+    try:
+        return await asyncio.shield(pending)
+    except asyncio.CancelledError:
+        _keep(_settle(session, pending, session_ended, task_of or _untaken))
+        raise
+
+
+async def _settle(
+    session: ClientSession,
+    pending: asyncio.Future[Any],
+    session_ended: asyncio.Future[Any] | None,
+    task_of: Callable[[Any], str | None],
+) -> None:
+    """Wait (bounded) for the answer nobody awaits any more, and cancel its task."""
+    waiting = {pending} if session_ended is None else {pending, session_ended}
+    await asyncio.wait(waiting, timeout=ANSWER_GRACE, return_when=asyncio.FIRST_COMPLETED)
+    if not pending.done():  # no answer in time: the request is abandoned after all
+        pending.cancel()
+        await asyncio.wait({pending}, timeout=CANCEL_TIMEOUT)
+        return
+    if pending.cancelled() or pending.exception() is not None:
+        return
+    task_id = task_of(pending.result())
+    if task_id is not None:
+        await _cancel(session, task_id)
+
+
+def _untaken(answer: object) -> str | None:
+    """The id of a created task nobody has taken on (and now nobody will)."""
+    if isinstance(answer, CreatedTask) and not answer._taken:
+        answer._taken = True
+        return answer.task_id
+    return None
 
 
 async def cancels_sent() -> None:

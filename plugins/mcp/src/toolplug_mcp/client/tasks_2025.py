@@ -24,6 +24,7 @@ from toolplug_mcp.client.tasks import (
     FIRST_POLL,
     GetTask,
     TaskRef,
+    answer_of,
     cancel_soon,
     error_result,
 )
@@ -70,11 +71,17 @@ async def call_as_task(
     """Call a tool as a 2025-11-25 task and return its result (see the module)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    answer = await _send_raw(
+    # A caller giving up before the answer comes still learns the task's id, and
+    # cancels the task on the server (see answer_of).
+    answer = await answer_of(
         session,
-        "tools/call",
-        {"name": name, "arguments": arguments, "task": {"ttl": TASK_TTL_MS}},
-        timeout,
+        _send_raw(
+            session,
+            "tools/call",
+            {"name": name, "arguments": arguments, "task": {"ttl": TASK_TTL_MS}},
+            timeout,
+        ),
+        task_of=_task_id,
     )
     if "task" not in answer:  # the server ran it as a plain call after all
         return mcp_types.CallToolResult.model_validate(answer)
@@ -98,6 +105,13 @@ async def call_as_task(
     except BaseException:
         cancel_soon(session, task_id)
         raise
+
+
+def _task_id(answer: dict[str, Any]) -> str | None:
+    """The id of the task a ``tools/call`` answer names, if it names one."""
+    task = answer.get("task")
+    task_id = task.get("taskId") if isinstance(task, dict) else None
+    return task_id if isinstance(task_id, str) else None
 
 
 def _left(deadline: float, loop: asyncio.AbstractEventLoop, task_id: str) -> float:
