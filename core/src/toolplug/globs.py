@@ -37,6 +37,8 @@ MAX_EXPANSIONS = 10_000
 #: faster, and what matches is the same (tests/test_glob_agreement.py checks both).
 _PLAIN = (
     ("(?:(?!(?:[/]|^)(?:\\.{1,2})(?:$|[/])).)*?", ".*"),
+    # wcmatch 11 (the last for Python 3.10) writes that guard with a capturing group
+    ("(?:(?!(?:[/]|^)(?:\\.{1,2})($|[/])).)*?", ".*"),
     ("(?!(?:(?<=[/])|(?<=^))(?:\\.{1,2})(?:$|[/]))", ""),
     ("(?!\\.{1,2}(?:$|[/]))", ""),
     ("[/]+", "/"),

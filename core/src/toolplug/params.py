@@ -187,6 +187,22 @@ def _read_params(factory: Callable[..., Any]) -> FactoryParams:
 
 
 def _resolved_hints(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The factory's resolved annotations, as written (see :func:`_as_written`)."""
+    return {name: _as_written(hint) for name, hint in _all_hints(factory).items()}
+
+
+def _as_written(hint: Any) -> Any:
+    """``hint`` without the ``Optional[...]`` that Python 3.10's ``get_type_hints`` wraps
+    around a param whose default is None: it hides an ``Annotated`` (and its ``Field``)."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is typing.Union and len(args) == 2 and type(None) in args:
+        (inner,) = (arg for arg in args if arg is not type(None))
+        if typing.get_origin(inner) is typing.Annotated:
+            return inner
+    return hint
+
+
+def _all_hints(factory: Callable[..., Any]) -> dict[str, Any]:
     """The factory's resolved annotations; when some do not resolve (the context's type,
     imported only for type checking), each of the others on its own."""
     try:
