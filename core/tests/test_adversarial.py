@@ -255,8 +255,14 @@ def test_a_real_ctrl_c_while_loading_still_stops_the_command(
     install_dist("toolplug-slow", "0.1.0", {"slow": "tp_test_slow"}, {"tp_test_slow": code})
     env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
     env["PYTHONPATH"] = os.pathsep.join([str(shout_site), env.get("PYTHONPATH", "")])
+    # Ctrl-C as a terminal delivers it, even where this test run ignores SIGINT (a
+    # background job of a script does, and its children inherit that).
+    interruptible = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+        " sys.argv[0] = 'toolplug'; runpy.run_module('toolplug', run_name='__main__')"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolplug", *command],
+        [sys.executable, "-c", interruptible, *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

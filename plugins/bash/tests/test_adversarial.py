@@ -609,3 +609,49 @@ def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
 
     assert done.returncode == 2
     assert "Invalid params for tool 'bash'" in done.stderr and "- hard_timeout: " in done.stderr
+
+
+# -- a host that ignores Ctrl-C ------------------------------------------------------------
+
+_IGNORING_HOST = r"""
+import json, signal, sys
+from pathlib import Path
+# As a background job of a script (`nohup toolplug mcp serve &`) starts: SIGINT and
+# SIGQUIT ignored, which every program it starts inherits.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+import toolplug_bash
+from toolplug import Tool, ToolContext
+from toolplug.testing import registry_from
+params = json.loads(sys.argv[2])
+(bash,) = registry_from(toolplug_bash).resolve(
+    Tool("bash", params), ToolContext(workspace=Path(sys.argv[1]))
+)
+try:
+    started = bash.call({"command": "echo started; sleep 30; echo never", "timeout": 0.5})
+    stopped = bash.call({"command": "C-c", "is_input": True, "timeout": 10})
+    print(json.dumps([started.running, stopped.exit_code, stopped.running, stopped.output]))
+finally:
+    bash.close()
+"""
+
+
+@pytest.mark.parametrize("params", [{}, {"sandbox": "bwrap"}], ids=["none", "bwrap"])
+def test_ctrl_c_stops_a_command_when_the_host_ignores_it(
+    tmp_path: Path, params: dict[str, Any]
+) -> None:
+    # A signal ignored when bash starts stays ignored for bash and its commands; the
+    # session starts bash with Ctrl-C and Ctrl-\ back to their defaults.
+    if params:
+        need_bwrap()
+    done = subprocess.run(
+        [sys.executable, "-c", _IGNORING_HOST, str(tmp_path), json.dumps(params)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    running, exit_code, still_running, output = json.loads(done.stdout)
+    assert running and exit_code == 130 and not still_running, done.stdout
+    assert "never" not in output

@@ -49,6 +49,7 @@ from typing import Any
 from toolplug import ToolError
 
 from toolplug_bash import seccomp
+from toolplug_bash.signals import with_default_signals
 
 #: The ``sandbox`` param's values.
 MODES = ("none", "bwrap")
@@ -345,7 +346,7 @@ class Confinement:
             limit_script(self.config, gate_read, stdio),
             "toolplug-sandbox",
             *bwrap_args(self.config, session_dir=self.session_dir, filter_fd=filter_fd),
-            *argv,
+            *with_default_signals(argv),
         ]
         extra = [fd for fd in (*stdio, gate_read, filter_fd) if fd is not None]
         popen["pass_fds"] = (*popen.get("pass_fds", ()), *extra)

@@ -45,6 +45,7 @@ from toolplug_bash import procs
 from toolplug_bash.errors import ShellError
 from toolplug_bash.output import LiveOutput, OutputCapture, SecretMasker
 from toolplug_bash.sandbox import Confinement, terminal_session
+from toolplug_bash.signals import with_default_signals
 
 #: Bytes typed for the special keys.
 KEYS = {"C-c": b"\x03", "C-d": b"\x04", "C-z": b"\x1a"}
@@ -421,8 +422,10 @@ class ShellSession:
                 subprocess.Popen if self.confinement is None else self.confinement.spawn
             )
             self._shell_pid = None
+            # In a sandbox, the confinement puts the signals back inside it.
+            argv = self._argv if self.confinement else with_default_signals(self._argv)
             self.process = spawn(
-                self._argv,
+                argv,
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
