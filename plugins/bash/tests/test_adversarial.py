@@ -617,9 +617,10 @@ _IGNORING_HOST = r"""
 import json, signal, sys
 from pathlib import Path
 # As a background job of a script (`nohup toolplug mcp serve &`) starts: SIGINT and
-# SIGQUIT ignored, which every program it starts inherits.
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+# SIGQUIT ignored (and SIGTSTP, as some service managers do), which every program it
+# starts inherits.
+for ignored in (signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP):
+    signal.signal(ignored, signal.SIG_IGN)
 import toolplug_bash
 from toolplug import Tool, ToolContext
 from toolplug.testing import registry_from
@@ -629,7 +630,7 @@ params = json.loads(sys.argv[2])
 )
 try:
     started = bash.call({"command": "echo started; sleep 30; echo never", "timeout": 0.5})
-    stopped = bash.call({"command": "C-c", "is_input": True, "timeout": 10})
+    stopped = bash.call({"command": sys.argv[3], "is_input": True, "timeout": 10})
     print(json.dumps([started.running, stopped.exit_code, stopped.running, stopped.output]))
 finally:
     bash.close()
@@ -641,17 +642,32 @@ def test_ctrl_c_stops_a_command_when_the_host_ignores_it(
     tmp_path: Path, params: dict[str, Any]
 ) -> None:
     # A signal ignored when bash starts stays ignored for bash and its commands; the
-    # session starts bash with Ctrl-C and Ctrl-\ back to their defaults.
+    # session starts bash with the terminal's keys back to their defaults.
+    running, exit_code, still_running, output = _in_an_ignoring_host(tmp_path, params, "C-c")
+    assert running and exit_code == 130 and not still_running
+    assert "never" not in output
+
+
+@pytest.mark.parametrize("params", [{}, {"sandbox": "bwrap"}], ids=["none", "bwrap"])
+def test_ctrl_z_stops_a_job_when_the_host_ignores_it(
+    tmp_path: Path, params: dict[str, Any]
+) -> None:
+    running, _, still_running, output = _in_an_ignoring_host(tmp_path, params, "C-z")
+    assert running and not still_running and "Stopped" in output
+
+
+def _in_an_ignoring_host(tmp_path: Path, params: dict[str, Any], key: str) -> list[Any]:
+    """Start ``sleep 30`` in a host that ignores the terminal's signals, then type ``key``:
+    whether it ran, and the exit code, running flag and output after the key."""
     if params:
         need_bwrap()
     done = subprocess.run(
-        [sys.executable, "-c", _IGNORING_HOST, str(tmp_path), json.dumps(params)],
+        [sys.executable, "-c", _IGNORING_HOST, str(tmp_path), json.dumps(params), key],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    running, exit_code, still_running, output = json.loads(done.stdout)
-    assert running and exit_code == 130 and not still_running, done.stdout
-    assert "never" not in output
+    result: list[Any] = json.loads(done.stdout)
+    return result

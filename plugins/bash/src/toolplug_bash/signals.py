@@ -6,7 +6,9 @@ ignored when a shell starts stays ignored for the shell and its commands. The to
 ``C-c`` (the terminal's interrupt) would then stop nothing. When the host ignores
 either signal, the shell is started through ``env --default-signal`` (GNU coreutils
 8.31 or later), which puts them back to their default before bash starts; where that
-``env`` is missing, the shell starts as before.
+``env`` is missing, the shell starts as before. ``C-z``'s SIGTSTP needs nothing: bash
+with job control gives its jobs the job-control signals' defaults itself (a test
+checks it with a host that ignores SIGTSTP too).
 """
 
 from __future__ import annotations
