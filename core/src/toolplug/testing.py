@@ -27,7 +27,8 @@ that fail so its error path is checked too::
         def prepare_workspace(self, workspace):
             (workspace / "notes.txt").write_text("hello")
 
-Run the installed command line as a user would with :func:`run_toolplug`, and wait
+Run the installed command line as a user would with :func:`run_toolplug` (and read the
+params it lists for a tool with :func:`params_listing`), and wait
 (bounded) for something that happens on its own, such as a file a background job
 writes, with :func:`wait_until`::
 
@@ -68,6 +69,7 @@ __all__ = [
     "check_openai_strict",
     "check_structured_content",
     "registry_from",
+    "params_listing",
     "run_toolplug",
     "validate_observation_exports",
     "validate_tool_exports",
@@ -118,6 +120,17 @@ def run_toolplug(
         input=input,
         timeout=timeout,
     )
+
+
+def params_listing(name: str, plugins: str | None = None) -> dict[str, Any]:
+    """The JSON Schema properties that ``toolplug tools --params --json`` lists for the
+    tool or factory ``name`` (``plugins``: as for :func:`run_toolplug`), to check that
+    each param a plugin takes is typed and described."""
+    done = run_toolplug("tools", "--params", "--json", plugins=plugins)
+    assert done.returncode == 0, done.stderr
+    [listed] = [item for item in json.loads(done.stdout) if item["name"] == name]
+    properties: dict[str, Any] = listed["params"]["properties"]
+    return properties
 
 
 def wait_until(

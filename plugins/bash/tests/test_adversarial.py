@@ -30,7 +30,7 @@ import toolplug_bash
 from conftest import MakeBash, both_modes, need_bwrap
 from hypothesis import HealthCheck, given, settings, strategies as st
 from toolplug import Tool, ToolContext, ToolDefinition, ToolParamsError
-from toolplug.testing import registry_from
+from toolplug.testing import params_listing, registry_from, run_toolplug
 
 if TYPE_CHECKING:
     from jails import Jail, MakeJail
@@ -581,31 +581,16 @@ def test_bad_tmpfs_sizes_are_refused(tmp_path: Path, params: dict[str, Any]) -> 
 # -- params: described and bounded in create()'s annotations -------------------------------
 
 
-def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real command line, with only this plugin enabled."""
-    env = {**os.environ, "TOOLPLUG_PLUGINS": "bash"}
-    return subprocess.run(
-        [sys.executable, "-m", "toolplug", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
-    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
-
-    assert done.returncode == 0, done.stderr
-    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "bash"]
-    properties = listed["params"]["properties"]
+def test_every_param_is_described_in_the_params_listing() -> None:
+    properties = params_listing("bash", plugins="bash")
     assert properties
     assert [n for n, p in properties.items() if not p.get("description")] == []
 
 
 def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
-    done = _toolplug("call", "bash", "{}", "--param", "hard_timeout=NaN", cwd=tmp_path)
+    done = run_toolplug(
+        "call", "bash", "{}", "--param", "hard_timeout=NaN", plugins="bash", cwd=tmp_path
+    )
 
     assert done.returncode == 2
     assert "Invalid params for tool 'bash'" in done.stderr and "- hard_timeout: " in done.stderr

@@ -32,6 +32,7 @@ import pytest
 from conftest import error, leftovers, make_editor, ok
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 from toolplug import Observation
+from toolplug.testing import params_listing, run_toolplug
 
 #: Most rounds a race runs, and the most seconds (whichever comes first).
 RACE_ROUNDS = 1500
@@ -756,31 +757,22 @@ def test_a_listing_shows_each_name_on_one_line_escaped(workspace: Path) -> None:
 # -- params: described and bounded in create()'s annotations -------------------------------
 
 
-def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real command line, with only this plugin enabled."""
-    env = {**os.environ, "TOOLPLUG_PLUGINS": "file_editor"}
-    return subprocess.run(
-        [sys.executable, "-m", "toolplug", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
-    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
-
-    assert done.returncode == 0, done.stderr
-    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "file_editor"]
-    properties = listed["params"]["properties"]
+def test_every_param_is_described_in_the_params_listing() -> None:
+    properties = params_listing("file_editor", plugins="file_editor")
     assert properties
     assert [n for n, p in properties.items() if not p.get("description")] == []
 
 
 def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
-    done = _toolplug("call", "file_editor", "{}", "--param", "max_view_chars=199", cwd=tmp_path)
+    done = run_toolplug(
+        "call",
+        "file_editor",
+        "{}",
+        "--param",
+        "max_view_chars=199",
+        plugins="file_editor",
+        cwd=tmp_path,
+    )
 
     assert done.returncode == 2
     assert (

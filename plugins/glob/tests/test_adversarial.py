@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from conftest import make_tree, write
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from toolplug import Tool, ToolContext
 from toolplug.formats import render
-from toolplug.testing import registry_from
+from toolplug.testing import params_listing, registry_from, run_toolplug
 from toolplug_glob.ripgrep import find_ripgrep
 
 HAS_RG = find_ripgrep() is not None
@@ -491,31 +489,16 @@ def test_a_brace_bomb_is_refused_at_once(tmp_path: Path, make_tool) -> None:
 # -- params: described and bounded in create()'s annotations -------------------------------
 
 
-def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real command line, with only this plugin enabled."""
-    env = {**os.environ, "TOOLPLUG_PLUGINS": "glob"}
-    return subprocess.run(
-        [sys.executable, "-m", "toolplug", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
-    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
-
-    assert done.returncode == 0, done.stderr
-    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "glob"]
-    properties = listed["params"]["properties"]
+def test_every_param_is_described_in_the_params_listing() -> None:
+    properties = params_listing("glob", plugins="glob")
     assert properties
     assert [n for n, p in properties.items() if not p.get("description")] == []
 
 
 def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
-    done = _toolplug("call", "glob", "{}", "--param", "timeout=Infinity", cwd=tmp_path)
+    done = run_toolplug(
+        "call", "glob", "{}", "--param", "timeout=Infinity", plugins="glob", cwd=tmp_path
+    )
 
     assert done.returncode == 2
     assert "Invalid params for tool 'glob'" in done.stderr and "- timeout: " in done.stderr

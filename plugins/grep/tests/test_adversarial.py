@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from conftest import make_tree
+from toolplug.testing import params_listing, run_toolplug
 
 # -- what is not a regular file -------------------------------------------------------
 
@@ -222,31 +221,16 @@ def test_a_glob_reads_braces_classes_and_dot_files_as_the_glob_tool_does(
 # -- params: described and bounded in create()'s annotations -------------------------------
 
 
-def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real command line, with only this plugin enabled."""
-    env = {**os.environ, "TOOLPLUG_PLUGINS": "grep"}
-    return subprocess.run(
-        [sys.executable, "-m", "toolplug", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def test_every_param_is_described_in_the_params_listing(tmp_path: Path) -> None:
-    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
-
-    assert done.returncode == 0, done.stderr
-    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "grep"]
-    properties = listed["params"]["properties"]
+def test_every_param_is_described_in_the_params_listing() -> None:
+    properties = params_listing("grep", plugins="grep")
     assert properties
     assert [n for n, p in properties.items() if not p.get("description")] == []
 
 
 def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
-    done = _toolplug("call", "grep", "{}", "--param", "default_limit=0", cwd=tmp_path)
+    done = run_toolplug(
+        "call", "grep", "{}", "--param", "default_limit=0", plugins="grep", cwd=tmp_path
+    )
 
     assert done.returncode == 2
     assert "Invalid params for tool 'grep'" in done.stderr and "- default_limit: " in done.stderr

@@ -40,7 +40,7 @@ from conftest import (
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from hypothesis import HealthCheck, given, settings, strategies as st
-from toolplug.testing import wait_until
+from toolplug.testing import params_listing, run_toolplug, wait_until
 
 PLUGINS = "counter,spawner,bash" if HAS_BASH else "counter,spawner"
 NOHUP = "nohup sleep 1000 >/dev/null 2>&1 & echo pid=$!"
@@ -80,7 +80,6 @@ with Toolset.load([Tool("mcp", {"config": config, "timeout": 3})],
 
 def hostile_toolset(**params: Any) -> Any:
     """The mcp factory's tools of the hostile server."""
-    import sys
 
     import toolplug_mcp
     from toolplug import Tool, Toolset
@@ -94,7 +93,6 @@ def hostile_toolset(**params: Any) -> Any:
 
 def test_a_backtracking_pattern_does_not_stall_the_host(tmp_path: Path) -> None:
     import json
-    import sys
 
     done = subprocess.run(
         [sys.executable, "-c", STALL_SCRIPT, str(HOSTILE_SERVER)],
@@ -142,7 +140,6 @@ def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
 ) -> None:
     # The SDK's JSON reader stops at 200 levels for the whole message: the tool list
     # must be cut down before it reads it, or the whole server is lost.
-    import sys
 
     import toolplug_mcp
     from toolplug import Tool, Toolset
@@ -207,7 +204,6 @@ def test_a_ten_megabyte_deep_tool_list_is_mended_in_bounded_time(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     # 10 MB of strings inside the deep tool's entry: all of it walked to find the end.
-    import sys
 
     import toolplug_mcp
     from toolplug import Tool, Toolset
@@ -239,7 +235,6 @@ def test_a_pattern_re2_cannot_run_is_left_to_the_server(
 def test_an_unreadable_tool_list_fails_its_server_at_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    import sys
 
     import toolplug_mcp
     from toolplug import Tool, Toolset
@@ -265,7 +260,6 @@ def test_an_unreadable_tool_list_fails_its_server_at_once(
 def test_a_server_flooding_its_client_with_requests_is_refused(
     tmp_path: Path, limit: int | None, expected: int
 ) -> None:
-    import sys
 
     import toolplug_mcp
     from toolplug import Tool, Toolset
@@ -997,26 +991,9 @@ def test_the_line_of_every_json_value_is_found(data: object) -> None:
 # -- the mcp factory's params: described and bounded in its annotations --------------------
 
 
-def _toolplug(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real command line, with only the mcp plugin enabled."""
-    env = {**os.environ, "TOOLPLUG_PLUGINS": "mcp"}
-    env.pop("TOOLPLUG_MCP_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "toolplug", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def test_every_param_of_the_factory_is_typed_and_described(tmp_path: Path) -> None:
-    done = _toolplug("tools", "--params", "--json", cwd=tmp_path)
-
-    assert done.returncode == 0, done.stderr
-    [listed] = [item for item in json.loads(done.stdout) if item["name"] == "mcp"]
-    properties = listed["params"]["properties"]
+def test_every_param_of_the_factory_is_typed_and_described(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLPLUG_MCP_CONFIG", raising=False)
+    properties = params_listing("mcp", plugins="mcp")
     assert set(properties) == {
         "config",
         "timeout",
@@ -1028,8 +1005,13 @@ def test_every_param_of_the_factory_is_typed_and_described(tmp_path: Path) -> No
     assert properties["timeout"]["type"] == "number"
 
 
-def test_a_timeout_that_bounds_nothing_is_refused_by_name(tmp_path: Path) -> None:
-    done = _toolplug("call", "mcp/anything", "{}", "--param", "init_timeout=0", cwd=tmp_path)
+def test_a_timeout_that_bounds_nothing_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TOOLPLUG_MCP_CONFIG", raising=False)
+    done = run_toolplug(
+        "call", "mcp/anything", "{}", "--param", "init_timeout=0", plugins="mcp", cwd=tmp_path
+    )
 
     assert done.returncode == 2
     assert "Invalid params for tool 'mcp'" in done.stderr
