@@ -39,7 +39,7 @@ import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, overload
+from typing import TYPE_CHECKING, Any, TypedDict, overload
 
 from pydantic import Field
 
@@ -53,6 +53,9 @@ from toolplug.interaction import DEFAULT_HANDLERS, CallScope, Handlers, current
 from toolplug.model import Observation, ToolCall
 from toolplug.names import NameMap, name_map, provider_name, unknown_tool_message
 from toolplug.runner import describe
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -461,11 +464,7 @@ def _prepare(
 def dispatch(
     tools: Mapping[str, AnyTool],
     calls: Sequence[ToolCall],
-    *,
-    max_concurrency: int = ...,
-    allow_parallel: bool = ...,
-    format: str | None = ...,
-    timeout: float | None = ...,
+    **options: Unpack[DispatchOptions],
 ) -> list[tuple[ToolCall, Observation]]: ...
 
 
@@ -473,11 +472,7 @@ def dispatch(
 def dispatch(
     tools: Mapping[str, AnyTool],
     calls: Any,
-    *,
-    max_concurrency: int = ...,
-    allow_parallel: bool = ...,
-    format: str | None = ...,
-    timeout: float | None = ...,
+    **options: Unpack[DispatchOptions],
 ) -> list[Any]: ...
 
 
@@ -519,11 +514,7 @@ def dispatch(
 async def adispatch(
     tools: Mapping[str, AnyTool],
     calls: Sequence[ToolCall],
-    *,
-    max_concurrency: int = ...,
-    allow_parallel: bool = ...,
-    format: str | None = ...,
-    timeout: float | None = ...,
+    **options: Unpack[DispatchOptions],
 ) -> list[tuple[ToolCall, Observation]]: ...
 
 
@@ -531,11 +522,7 @@ async def adispatch(
 async def adispatch(
     tools: Mapping[str, AnyTool],
     calls: Any,
-    *,
-    max_concurrency: int = ...,
-    allow_parallel: bool = ...,
-    format: str | None = ...,
-    timeout: float | None = ...,
+    **options: Unpack[DispatchOptions],
 ) -> list[Any]: ...
 
 
