@@ -95,16 +95,7 @@ def test_a_task_past_the_timeout_is_cancelled_on_the_server(tmp_path: Path) -> N
 def test_a_caller_that_gives_up_cancels_the_task_on_the_server(tmp_path: Path) -> None:
     events = tmp_path / "events"
     with load(task_server(events), tmp_path) as tools:
-
-        async def give_up() -> None:
-            call = asyncio.ensure_future(tools.acall("slow", {"seconds": 60}))
-            while "started 60" not in (events.read_text() if events.exists() else ""):
-                await asyncio.sleep(0.05)
-            call.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await call
-
-        asyncio.run(asyncio.wait_for(give_up(), 60))
+        give_up(tools, "slow", events, "started 60")
         assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
 
 
@@ -116,21 +107,29 @@ def test_a_caller_that_gives_up_before_the_task_id_arrives_cancels_the_task(
     # task's id, and the task must still be cancelled on the server.
     events, release = tmp_path / "events", tmp_path / "release"
     with load(held_task_server(events, release), tmp_path) as tools:
-
-        async def give_up() -> None:
-            call = asyncio.ensure_future(tools.acall("slow", {"seconds": 60}))
-            while "started 60" not in (events.read_text() if events.exists() else ""):
-                await asyncio.sleep(0.05)
-            call.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await call
-            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
-            release.touch()  # only now does the server answer with the task
-
-        asyncio.run(asyncio.wait_for(give_up(), 60))
+        give_up(tools, "slow", events, "started 60", release)
         assert wait_for_event(events, "cancelled 60") == ["started 60", "cancelled 60"]
         # The connection is still good for the next call.
         assert tools.call("slow", {"seconds": 0.1}).text == "waited 0.1 s"
+
+
+def give_up(tools: Any, tool: str, events: Path, seen: str, release: Path | None = None) -> None:
+    """Call ``tool`` for 60 s and give up once the server wrote ``seen``. With ``release``
+    (a server that holds back its created task until that file exists), the server
+    answers only once the caller has given up: before the client knows the task's id."""
+
+    async def run() -> None:
+        call = asyncio.ensure_future(tools.acall(tool, {"seconds": 60}))
+        while seen not in (events.read_text() if events.exists() else ""):
+            await asyncio.sleep(0.05)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        if release is not None:
+            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
+            release.touch()  # only now does the server answer with the task
+
+    asyncio.run(asyncio.wait_for(run(), 60))
 
 
 def held_task_server(events: Path, release: Path) -> dict[str, Any]:
@@ -241,16 +240,5 @@ def test_a_2025_11_25_caller_that_gives_up_before_the_task_id_cancels_it(
     entry = legacy_server(events, "--tasks")
     entry["env"]["TASK_HOLD"] = str(release)
     with load(entry, tmp_path) as tools:
-
-        async def give_up() -> None:
-            call = asyncio.ensure_future(tools.acall("report", {"seconds": 60}))
-            while "created t1" not in (events.read_text() if events.exists() else ""):
-                await asyncio.sleep(0.05)
-            call.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await call
-            await asyncio.sleep(0.5)  # the cancellation reaches the client's own loop
-            release.touch()  # only now does the server answer with the task
-
-        asyncio.run(asyncio.wait_for(give_up(), 60))
+        give_up(tools, "report", events, "created t1", release)
         assert wait_for_event(events, "cancelled t1") == ["created t1", "cancelled t1"]
