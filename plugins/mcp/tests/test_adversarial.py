@@ -136,7 +136,7 @@ DEEP_SERVER = Path(__file__).parent / "servers" / "deep_server.py"
 @pytest.mark.parametrize("depth", [200, 5_000])
 @pytest.mark.parametrize("transport", ["stdio", "http", "http-sse"])
 def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
-    caplog: pytest.LogCaptureFixture, transport: str, depth: int
+    caplog: pytest.LogCaptureFixture, tmp_path: Path, transport: str, depth: int
 ) -> None:
     # The SDK's JSON reader stops at 200 levels for the whole message: the tool list
     # must be cut down before it reads it, or the whole server is lost.
@@ -147,17 +147,20 @@ def test_a_schema_deeper_than_the_sdk_reads_leaves_out_its_tool_alone(
 
     command = [sys.executable, str(DEEP_SERVER), str(depth)]
     proc = None
-    if transport == "stdio":
-        server: dict[str, Any] = {"command": command[0], "args": command[1:]}
-    else:
-        # The server binds port 0 and prints the port it got: no port picked and let go.
-        proc = subprocess.Popen(
-            [*command, transport.removeprefix("http-")], stdout=subprocess.PIPE, text=True
-        )
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        server = {"url": f"http://127.0.0.1:{port}/mcp"}
     try:
+        if transport == "stdio":
+            server: dict[str, Any] = {"command": command[0], "args": command[1:]}
+        else:
+            # The server binds port 0 and prints the port it got: no port picked and let
+            # go. Read from a file, so a server that never prints cannot hang the test.
+            printed = tmp_path / "port"
+            with printed.open("w") as out:
+                proc = subprocess.Popen([*command, transport.removeprefix("http-")], stdout=out)
+            port = wait_until(
+                lambda: printed.read_text().endswith("\n") and printed.read_text().strip(),
+                what="the server's port",
+            )
+            server = {"url": f"http://127.0.0.1:{port}/mcp"}
         spec = Tool("mcp", {"config": {"mcpServers": {"d": server}}, "init_timeout": 30})
         with (
             caplog.at_level("WARNING", logger="toolplug.mcp"),
