@@ -79,8 +79,10 @@ class ToolRegistry:
         self.reports: list[PluginReport] = []
         self._hooks: HookCaller | None = None
         self._plugin_manager: pluggy.PluginManager | None = None
-        #: Whether the plugins came from the installed entry points (from_plugins).
-        self._installed = False
+        #: For plugins from the installed entry points (from_plugins): the installed
+        #: guards' settings and load reports, read once when the registry was loaded.
+        self._installed_guards: tuple[dict[str, _guards.Option], list[PluginReport]] | None
+        self._installed_guards = None
         #: The provider formats: the core's, and those of the plugins loaded with it.
         self.formats: FormatRegistry = default_formats()
 
@@ -134,7 +136,7 @@ class ToolRegistry:
                     registry = None
         if registry is None:
             registry = cls.from_plugin_manager(*_plugins.load_plugins(selection, eps=eps))
-        registry._installed = True
+        registry._installed_guards = (options, guard_reports)
         if settings:
             registry.apply_settings(settings, approver)
         return registry
@@ -211,8 +213,8 @@ class ToolRegistry:
         pm = self._plugin_manager
         broken: dict[str, str] = {}  # the plugins that could not say what they take
         options = _guards.plugin_options(pm, broken)
-        if self._installed:
-            installed, reports = _guards.guard_options()
+        if self._installed_guards is not None:
+            installed, reports = self._installed_guards
             options = {**installed, **options}
             broken.update({r.name: r.error for r in reports if r.error})
         given = _guards.given_settings(settings, options, env=False)
