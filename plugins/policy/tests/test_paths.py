@@ -6,6 +6,10 @@ import os
 from pathlib import Path
 
 import pytest
+
+# wcmatch is imported at the first glob compiled (toolplug.globs); imported here, so that
+# hypothesis does not time the 50-300 ms import as part of the first example.
+import wcmatch.glob  # noqa: F401
 from hypothesis import given, strategies as st
 from toolplug_policy.paths import (
     GlobError,

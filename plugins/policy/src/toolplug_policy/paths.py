@@ -22,11 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# Imported with the module, not at the first glob as the glob and grep tools do: a
-# policy compiles its globs when its file is read anyway, and compiling a glob then
-# costs the compile alone, not a 50-300 ms import (property tests time each example).
-import wcmatch.glob  # noqa: F401
-
 # (Re-exported: the loading and the tests import it from here.)
 from toolplug.globs import (  # the one glob syntax (docs/globs.md)
     FLAGS as FLAGS,
