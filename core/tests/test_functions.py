@@ -344,3 +344,18 @@ def test_the_function_example_of_writing_a_tool_runs() -> None:
     refused = slugify.call({"title": "!!!"})
     assert refused.is_error and "no letters or digits" in refused.text
     validate_tool_exports(slugify)
+
+
+def test_a_described_param_that_defaults_to_none_keeps_its_description() -> None:
+    # Python 3.10's get_type_hints wraps Optional[...] around a param whose default is
+    # None, which hid the Annotated Field inside: the description went one level down.
+    @tool
+    def pick(
+        limit: Annotated[int | None, Field(description="At most this many.", ge=1)] = None,
+    ) -> str:
+        """Pick."""
+        return str(limit)
+
+    properties = pick.action_type.model_json_schema()["properties"]
+    assert properties["limit"]["description"] == "At most this many."
+    assert properties["limit"]["anyOf"] == [{"minimum": 1, "type": "integer"}, {"type": "null"}]

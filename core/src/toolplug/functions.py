@@ -114,6 +114,27 @@ def read_function(
 
 
 def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The resolved annotations, as written (see :func:`_as_written`); types defined in
+    the caller's function resolve too."""
+    return {name: _as_written(hint) for name, hint in _resolved(fn).items()}
+
+
+def _as_written(hint: Any) -> Any:
+    """``hint`` without the ``Optional[...]`` that Python 3.10's ``get_type_hints`` wraps
+    around a param whose default is None, where the ``Annotated`` inside already takes
+    None: the wrapping hid that ``Annotated`` (and its ``Field``, with the description)."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is not typing.Union or len(args) != 2 or type(None) not in args:
+        return hint
+    (inner,) = (arg for arg in args if arg is not type(None))
+    if typing.get_origin(inner) is not typing.Annotated:
+        return hint
+    base = typing.get_args(inner)[0]
+    takes_none = base is None or base is type(None) or type(None) in typing.get_args(base)
+    return inner if takes_none else hint
+
+
+def _resolved(fn: Callable[..., Any]) -> dict[str, Any]:
     """The resolved annotations; types defined in the caller's function resolve too."""
     target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else type(fn).__call__
     try:

@@ -32,7 +32,7 @@ from pydantic.fields import FieldInfo
 from toolplug._text import LIST_LIMIT, cut, cut_list
 from toolplug.arguments import _short
 from toolplug.errors import ToolParamsError
-from toolplug.functions import _type_hints, parse_docstring
+from toolplug.functions import _as_written, _type_hints, parse_docstring
 
 # "- ``name``: text" (or "* ``name``: text"), the bullets some create() docstrings use;
 # one bullet may go on to describe another ("...; ``other``: text").
@@ -187,22 +187,6 @@ def _read_params(factory: Callable[..., Any]) -> FactoryParams:
 
 
 def _resolved_hints(factory: Callable[..., Any]) -> dict[str, Any]:
-    """The factory's resolved annotations, as written (see :func:`_as_written`)."""
-    return {name: _as_written(hint) for name, hint in _all_hints(factory).items()}
-
-
-def _as_written(hint: Any) -> Any:
-    """``hint`` without the ``Optional[...]`` that Python 3.10's ``get_type_hints`` wraps
-    around a param whose default is None: it hides an ``Annotated`` (and its ``Field``)."""
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) is typing.Union and len(args) == 2 and type(None) in args:
-        (inner,) = (arg for arg in args if arg is not type(None))
-        if typing.get_origin(inner) is typing.Annotated:
-            return inner
-    return hint
-
-
-def _all_hints(factory: Callable[..., Any]) -> dict[str, Any]:
     """The factory's resolved annotations; when some do not resolve (the context's type,
     imported only for type checking), each of the others on its own."""
     try:
@@ -216,7 +200,8 @@ def _all_hints(factory: Callable[..., Any]) -> dict[str, Any]:
     for name, annotation in inspect.get_annotations(target).items():
         alone = SimpleNamespace(__annotations__={name: annotation}, __globals__=target.__globals__)
         try:
-            hints.update(typing.get_type_hints(alone, include_extras=True))
+            resolved = typing.get_type_hints(alone, include_extras=True)
+            hints.update({key: _as_written(hint) for key, hint in resolved.items()})
         except Exception:  # this one names a type it cannot see: read as any value
             continue
     return hints
