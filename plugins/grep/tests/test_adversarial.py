@@ -57,7 +57,9 @@ def test_a_fifo_in_the_workspace_neither_hangs_nor_leaks_a_thread(
         assert not observation.is_error, observation.text
         assert "a.txt" in observation.text and "sub/b.txt" in observation.text
         assert "pipe" not in observation.text
-    assert _threads_settle(before) == before
+    # Fewer is fine (an idle worker, or a thread of an earlier test, may end meanwhile);
+    # a call left blocked would add one thread per call.
+    assert _threads_settle(before) <= before
 
 
 @pytest.mark.parametrize("path", ["pipe", "to-pipe", "sub/pipe.txt"])
