@@ -172,10 +172,12 @@ def guard_options(
     guards = installed_guards(eps)
     if not guards:
         return {}, []
-    pm, reports = _plugins.load_plugins(guards, eps=eps)
+    # Only the guards' entry points: each one checked costs a read of its METADATA, and
+    # every load comes here (same-named ones stay, to be reported as a clash).
+    eps = [ep for ep in eps if ep.name in guards]
+    pm, reports = _plugins.load_plugins(guards, _plugins.plugin_manager(bare=True), eps=eps)
     failures: dict[str, str] = {}
     options = plugin_options(pm, failures)
-    reports = [r for r in reports if r.enabled]
     for report in reports:  # the reports of this side load only: none is shown
         report.error = report.error or failures.get(report.name)
     return options, reports
