@@ -26,7 +26,9 @@ Any plugin declares its settings with the `add_options` hook; each setting is a 
 option of the ``toolplug`` commands built with
 `toolplug.guard_options.OptionsCommand`, and may be read from an environment variable.
 The values given reach the plugin that declared them through its `load_guard` hook,
-which returns the object that governs that registry's calls. See docs/hooks.md.
+which returns the object that governs that registry's calls. A setting belongs to one
+plugin: a later plugin that declares it too is reported broken and left out (see
+`plugin_options`). See docs/hooks.md.
 """
 
 from __future__ import annotations
