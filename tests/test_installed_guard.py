@@ -6,7 +6,11 @@ toolplug-policy. A load narrowed to one tool takes it, its setting is an option 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -102,3 +106,71 @@ async def test_mcp_serve_takes_the_guards_option(guard_venv: Venv, tmp_path: Pat
     assert "stamp-guard refused think" in refused.content[0].text
     assert not allowed.is_error
     assert log.read_text() == "think\nthink\n"
+
+
+# -- the guards' settings are read without their machinery ---------------------------
+
+#: Runs ``toolplug ARGS...`` in this process and writes the modules it imported to FILE.
+PROBE = """\
+import atexit, json, runpy, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["toolplug", *sys.argv[2:]]
+runpy.run_module("toolplug", run_name="__main__")
+"""
+
+#: What toolplug-policy and toolplug-otel need to govern calls, not to name settings.
+MACHINERY = (
+    "toolplug_policy.model",
+    "toolplug_policy.rules",
+    "toolplug_policy.loading",
+    "toolplug_policy.policy",
+    "toolplug_policy.plugin",
+    "toolplug_policy.approval",
+    "toolplug_policy.audit",
+    "toolplug_otel.telemetry",
+    "opentelemetry",
+)
+
+
+def _imported_by(tmp_path: Path, *args: str, **env: str) -> list[str]:
+    """The modules a ``toolplug`` process imported, run in this test environment."""
+    out = tmp_path / "modules.json"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("TOOLPLUG_")}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *args],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Your thought has been logged" in done.stdout, done.stdout
+    modules: list[str] = json.loads(out.read_text())
+    return modules
+
+
+def _machinery(modules: list[str]) -> list[str]:
+    return [m for m in modules if m in MACHINERY or m.split(".")[0] in MACHINERY]
+
+
+def test_reading_the_guards_settings_imports_none_of_their_machinery(tmp_path: Path) -> None:
+    """Every load asks toolplug-policy and toolplug-otel (installed here) for their
+    settings; that imports their entry-point modules, and nothing they need only when a
+    policy is given or a call is traced."""
+    guards = {ep.name for ep in entry_points(group="toolplug.guards")}
+    assert {"policy", "otel"} <= guards, "this test needs toolplug-policy and toolplug-otel"
+    call = ("call", "think", json.dumps({"thought": "x"}))
+
+    think_only = _imported_by(tmp_path, *call, TOOLPLUG_PLUGINS="think")
+    assert {"toolplug_policy", "toolplug_otel"} <= set(think_only)  # they were asked
+    assert _machinery(think_only) == []
+
+    # Given a policy, the policy's machinery comes; with otel loaded, the first call
+    # brings the OpenTelemetry API (the behaviour is the same, only later).
+    policy = tmp_path / "policy.toml"
+    policy.write_text('default = "allow"\n')
+    with_policy = _imported_by(tmp_path, *call, "--policy", str(policy), TOOLPLUG_PLUGINS="think")
+    assert "toolplug_policy.model" in with_policy and "opentelemetry" not in with_policy
+    traced = _imported_by(tmp_path, *call)  # a narrowed load: every guard is loaded
+    assert "opentelemetry" in traced and "toolplug_policy.model" not in traced

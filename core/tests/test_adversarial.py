@@ -734,14 +734,19 @@ def register_tools(register):
 """
 
 
-def _install_guard(install_dist: Any, name: str, code: str, *, marked: bool = True) -> None:
-    """Install ``echo`` (a tool plugin) and a plugin ``name``, a guard when ``marked``."""
-    install_dist("tp-test-echo", "1.0", {"echo": "tp_test_echo"}, {"tp_test_echo": ECHO_PLUGIN})
+def _install_guard(
+    install_dist: Any, name: str, code: str, *, marked: bool = True, echo: bool = True
+) -> Path:
+    """Install ``echo`` (a tool plugin) and a plugin ``name``, a guard when ``marked``;
+    the path of its ``.dist-info``."""
+    if echo:
+        install_dist("tp-test-echo", "1.0", {"echo": "tp_test_echo"}, {"tp_test_echo": ECHO_PLUGIN})
     module = f"tp_test_{name}"
     info = install_dist(f"tp-test-{name}", "1.0", {name: module}, {module: code})
     if marked:
         with (info / "entry_points.txt").open("a") as file:
             file.write(f"\n[toolplug.guards]\n{name} = {module}\n")
+    return Path(info)
 
 
 def test_a_guard_that_raises_in_load_guard_fails_the_load_naming_it(install_dist: Any) -> None:
@@ -790,6 +795,37 @@ def test_an_unmarked_plugin_is_no_guard_and_a_bad_setting_name_is_refused(
 
     with pytest.raises(ValueError, match="Python identifier"):
         Options("x").add("shout-word", help="")
+
+
+def test_a_setting_two_plugins_declare_stays_with_the_first_the_other_is_broken(
+    install_dist: Any,
+) -> None:
+    """As pytest refuses an option added twice: 'gate' and 'zgate' both declare
+    ``shout_word``; 'gate' (first by name) keeps it, and 'zgate' is reported broken,
+    naming the setting and both plugins, and is left out of the load."""
+    _install_guard(install_dist, "gate", GUARD_CODE)
+    twin = GUARD_CODE.replace('"refused: "', '"zgate refused: "')
+    site = _install_guard(install_dist, "zgate", twin, echo=False).parent
+    checked = _cli(site, "plugins", "--check", "--json")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    listed = {r["name"]: r for r in json.loads(checked.stdout)}
+    assert listed["gate"]["status"] == "ok", listed["gate"]
+    assert listed["zgate"]["status"] == "broken", listed["zgate"]
+    for name in ("'shout_word'", "'gate'", "'zgate'"):
+        assert name in listed["zgate"]["error"], listed["zgate"]
+    with Toolset.load(["echo"], settings={"shout_word": "boo"}) as tools:
+        assert tools.call("echo", {"text": "boo!"}).text == "refused: boo"
+    narrowed = {r.name: r for r in ToolRegistry.from_plugins(tools=["echo"]).reports}
+    assert narrowed["gate"].status == "ok" and narrowed["zgate"].status == "broken"
+
+
+def test_a_plugin_that_declares_a_setting_twice_declares_nothing() -> None:
+    from toolplug.guards import Options
+
+    options = Options("gate")
+    options.add("shout_word", help="Refuse calls with this word.")
+    with pytest.raises(ValueError, match="'shout_word' twice"):
+        options.add("shout_word", help="Again.")
 
 
 # -- handlers of the wrong shape (issue #27) ----------------------------------------------

@@ -26,7 +26,9 @@ Any plugin declares its settings with the `add_options` hook; each setting is a 
 option of the ``toolplug`` commands built with
 `toolplug.guard_options.OptionsCommand`, and may be read from an environment variable.
 The values given reach the plugin that declared them through its `load_guard` hook,
-which returns the object that governs that registry's calls. See docs/hooks.md.
+which returns the object that governs that registry's calls. A setting belongs to one
+plugin: a later plugin that declares it too is reported broken and left out (see
+`plugin_options`). See docs/hooks.md.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ __all__ = [
     "guard_options",
     "installed_guards",
     "plugin_options",
+    "setting_clashes",
     "with_policy",
 ]
 
@@ -108,6 +111,8 @@ class Options:
         """
         if not (isinstance(name, str) and name.isidentifier()):
             raise ValueError(f"a setting's name must be a Python identifier, not {name!r}")
+        if any(option.name == name for option in self.declared):
+            raise ValueError(f"the plugin '{self.plugin}' declares the setting {name!r} twice")
         self.declared.append(Option(name, help, self.plugin, metavar, env, file))
 
 
@@ -138,11 +143,30 @@ def plugin_options(
     """The settings the plugins registered with ``pm`` declare, by name.
 
     A plugin whose `add_options` raises declares nothing (its error goes in
-    ``failures``, by plugin name); when two plugins declare one name, the first in
-    the plugin manager's order keeps it.
+    ``failures``, by plugin name). So does one that declares a setting a plugin
+    registered before it declares, as pytest refuses an option added twice: the first
+    keeps the setting (plugins are loaded in the order of their names), and the error
+    names the setting and both plugins (see :func:`setting_clashes`).
     """
-    found: dict[str, Option] = {}
+    collected, failed = _declared(pm)
+    found, clashes = _assign(collected)
+    if failures is not None:
+        failures.update(failed)
+        failures.update(clashes)
+    return found
+
+
+def setting_clashes(pm: pluggy.PluginManager) -> dict[str, str]:
+    """The plugins registered with ``pm`` that declare a setting an earlier one declares,
+    by name, with the error to report them broken by (see :func:`plugin_options`)."""
+    return _assign(_declared(pm)[0])[1]
+
+
+def _declared(pm: pluggy.PluginManager) -> tuple[list[Options], dict[str, str]]:
+    """What each plugin declares, in the order they were registered, and the errors of
+    those whose `add_options` raised (they declare nothing)."""
     collected: list[Options] = []
+    failed: dict[str, str] = {}
 
     def kwargs_for(plugin: str) -> dict[str, Any]:
         collected.append(Options(plugin))
@@ -150,14 +174,41 @@ def plugin_options(
 
     def on_error(plugin: str, exc: BaseException) -> None:
         collected.pop()  # what it declared before it raised does not count
-        if failures is not None:
-            failures[plugin] = f"its add_options hook failed: {_plugins.error_text(exc)}"
+        failed[plugin] = f"its add_options hook failed: {_plugins.error_text(exc)}"
 
     _plugins.call_each(pm, "add_options", kwargs_for, on_error)
+    order = {name: index for index, (name, _) in enumerate(pm.list_name_plugin())}
+    collected.sort(key=lambda options: order.get(options.plugin, len(order)))
+    return collected, failed
+
+
+def _assign(collected: list[Options]) -> tuple[dict[str, Option], dict[str, str]]:
+    """Each setting to the first plugin that declares it; the plugins that come later
+    with one already taken declare nothing, with the error that says why."""
+    found: dict[str, Option] = {}
+    clashes: dict[str, str] = {}
     for options in collected:
+        taken = [
+            found[option.name]
+            for option in options.declared
+            if option.name in found and found[option.name].plugin != options.plugin
+        ]
+        if taken:
+            clashes[options.plugin] = _clash_message(options.plugin, taken[0])
+            continue
         for option in options.declared:
             found.setdefault(option.name, option)
-    return found
+    return found, clashes
+
+
+def _clash_message(plugin: str, kept: Option) -> str:
+    """Why ``plugin`` is left out: ``kept``'s plugin declared that setting first."""
+    return (
+        f"its setting '{kept.name}' ({kept.flag}) is declared by the plugin "
+        f"'{kept.plugin}' too, which keeps it, so '{plugin}' is not loaded (as pytest "
+        f"refuses an option added twice). Uninstall one of '{kept.plugin}' and "
+        f"'{plugin}', or have one of them rename the setting."
+    )
 
 
 def guard_options(
@@ -172,10 +223,12 @@ def guard_options(
     guards = installed_guards(eps)
     if not guards:
         return {}, []
-    pm, reports = _plugins.load_plugins(guards, eps=eps)
+    # Only the guards' entry points: each one checked costs a read of its METADATA, and
+    # every load comes here (same-named ones stay, to be reported as a clash).
+    eps = [ep for ep in eps if ep.name in guards]
+    pm, reports = _plugins.load_plugins(guards, _plugins.plugin_manager(bare=True), eps=eps)
     failures: dict[str, str] = {}
     options = plugin_options(pm, failures)
-    reports = [r for r in reports if r.enabled]
     for report in reports:  # the reports of this side load only: none is shown
         report.error = report.error or failures.get(report.name)
     return options, reports

@@ -274,19 +274,23 @@ def _report_clashes(reports: list[PluginReport]) -> None:
                 report.status = "broken"
 
 
-def plugin_manager() -> pluggy.PluginManager:
+def plugin_manager(*, bare: bool = False) -> pluggy.PluginManager:
     """A fresh plugin manager that knows toolplug's hook specifications.
 
     It holds toolplug's own ``tool_call`` implementation, the one that runs the tool
     (see `toolplug._builtin_hooks`), so that pluggy calls the hook as a whole, and the
     core's formats (`toolplug.formats.core`), registered before any plugin's; it
-    refuses an ``async def`` hook implementation when its plugin registers.
+    refuses an ``async def`` hook implementation when its plugin registers. A ``bare``
+    one holds neither: it is for asking plugins (their settings), not for calls.
     """
     from toolplug import _builtin_hooks, hookspecs
-    from toolplug.formats import core as core_formats
 
     pm: pluggy.PluginManager = _builtin_hooks.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
+    if bare:
+        return pm
+    from toolplug.formats import core as core_formats
+
     pm.register(_builtin_hooks, name=_builtin_hooks.NAME)
     pm.register(core_formats, name=core_formats.NAME)
     return pm

@@ -174,6 +174,12 @@ class ToolRegistry:
                 report.status, report.error, report.tools = "broken", _plugins.error_text(exc), []
             pm.unregister(name=plugin)
 
+        # A plugin declaring a setting another declared first is broken (toolplug.guards).
+        for plugin, error in _guards.setting_clashes(pm).items():
+            report = by_name.get(plugin)
+            if report is not None:
+                report.status, report.error = "broken", error
+            pm.unregister(name=plugin)
         _plugins.call_each(pm, "register_tools", kwargs_for, on_error)
         for name, message in registry.clashes().items():
             entry = registry._tools[name]
