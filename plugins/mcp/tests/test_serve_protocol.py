@@ -196,6 +196,17 @@ def test_the_origin_is_checked_on_a_network_bind(network_bind: tuple[str, int]) 
     assert initialize(url, Origin="https://app.example") == 401
 
 
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server with ``--token s3cret`` for every header the next test tries: each
+    try is a request of its own, so they need no server each."""
+    proc, url = start_http(tmp_path_factory.mktemp("token"), "--token", "s3cret", plugins="counter")
+    try:
+        yield url
+    finally:
+        stop(proc)
+
+
 @pytest.mark.parametrize(
     ("authorization", "status"),
     [
@@ -212,13 +223,9 @@ def test_the_origin_is_checked_on_a_network_bind(network_bind: tuple[str, int]) 
     ],
 )
 def test_the_bearer_scheme_is_matched_in_any_case(
-    tmp_path: Path, authorization: str, status: int
+    token_server: str, authorization: str, status: int
 ) -> None:
-    proc, url = start_http(tmp_path, "--token", "s3cret", plugins="counter")
-    try:
-        assert initialize(url, Authorization=authorization) == status
-    finally:
-        stop(proc)
+    assert initialize(token_server, Authorization=authorization) == status
 
 
 def ipv6_loopback() -> bool:

@@ -278,6 +278,7 @@ def _endpoint_path(value: str) -> str:
     type=float,
     default=1800.0,
     show_default=True,
+    callback=lambda ctx, param, value: _seconds(value),
     help="Seconds a session may go without a request (and without an open GET stream) "
     "before it is ended and its tools closed.",
 )
