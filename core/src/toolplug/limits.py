@@ -16,8 +16,6 @@ toolplug's own tools.
 
 from __future__ import annotations
 
-import json
-import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,12 +46,11 @@ class FormatLimits:
     #: Tools one request may declare.
     max_tools: int | None
     max_tools_source: str
-    #: A tool name the provider takes (toolplug maps names to fit: see
-    #: :mod:`toolplug.names`); checked again here for formats a plugin adds.
-    name_pattern: str | None
+    #: The tool names the provider takes. Exports never break it: names are mapped to
+    #: fit every provider (:mod:`toolplug.names`), so it is documented, not checked.
+    name_pattern: str
     name_source: str
-    #: Whether an empty description is refused.
-    description_required: bool = False
+    #: The description's length cap; no provider documents one.
     description_source: str = "no length cap documented"
     #: Strict mode's schema caps (OpenAI Structured Outputs), applied with ``strict=True``.
     strict_max_properties: int | None = None
@@ -117,9 +114,8 @@ LIMITS: Mapping[str, FormatLimits] = {
         "tool, no maximum)",
         name_pattern=r"[a-zA-Z0-9_-]{1,64}",
         name_source="Bedrock Converse API model (botocore), `ToolSpecification.name`",
-        description_required=True,
-        description_source="Bedrock Converse API model (botocore): a description, "
-        "when sent, has at least one character",
+        description_source="no length cap documented; at least one character when sent "
+        "(the Converse API model), so an empty description is left out",
     ),
 }
 
@@ -257,23 +253,8 @@ def check(format: str, exported: Sequence[Any], **options: Any) -> list[Violatio
             f"{len(rows)} tools declared, {len(rows) - limits.max_tools} too many",
             "defer some tools (load them on demand) or drop the ones this task does not need",
         )
-    pattern = re.compile(limits.name_pattern) if limits.name_pattern else None
     strict = bool(options.get("strict"))
-    for name, description, schema in rows:
-        if pattern is not None and not pattern.fullmatch(name):
-            add(
-                name,
-                f"name matches {limits.name_pattern}: {limits.name_source}",
-                f"the name {json.dumps(name)} is not accepted",
-                "rename the tool, or export it through a format that maps names",
-            )
-        if limits.description_required and description == "":
-            add(
-                name,
-                f"non-empty description: {limits.description_source}",
-                "the description is empty",
-                "give the tool a description",
-            )
+    for name, _description, schema in rows:
         if strict and limits.strict_max_depth is not None:
             _check_strict(limits, name, schema, add)
         if limits.heuristic_max_depth is not None:

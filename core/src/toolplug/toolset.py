@@ -356,7 +356,7 @@ class Toolset(Mapping[str, AnyTool]):
         every declaration; Bedrock's is ``toolConfig["tools"]``.
 
         The export is checked against what the provider refuses (:mod:`toolplug.limits`:
-        too many tools, names, descriptions, schema caps): ``check="warn"`` (the
+        too many tools, schema caps; names are already mapped to fit): ``check="warn"`` (the
         default) warns with a :class:`~toolplug.limits.LimitWarning` naming each tool
         and rule, ``"error"`` raises :class:`~toolplug.limits.LimitError`, ``"off"``
         skips the check.
