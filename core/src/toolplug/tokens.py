@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -56,13 +57,18 @@ class TokenizerMissing(ToolError):
 
 @functools.lru_cache(maxsize=1)
 def _encoding() -> Any:
-    try:
-        import bpe_openai
-    except ImportError:
-        raise TokenizerMissing(
-            f"counting tokens needs the bpe-openai tokenizer: run {INSTALL}"
-        ) from None
-    return bpe_openai.get_encoding(ENCODING)
+    with warnings.catch_warnings():
+        # bpe-openai 0.1 reads its vocabularies at import with
+        # importlib.resources.open_binary, which some Pythons mark deprecated.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import bpe_openai
+        except ImportError:
+            raise TokenizerMissing(
+                f"counting tokens needs the bpe-openai tokenizer: run {INSTALL}"
+            ) from None
+        encoding = bpe_openai.get_encoding(ENCODING)
+    return encoding
 
 
 def count(text: str) -> int:
