@@ -100,7 +100,7 @@ def test_check_json_names_tool_rule_and_advice(toolplug: Any) -> None:
     assert data["format"] == "gemini" and data["tools"] == 2
     [violation] = data["violations"]
     assert violation["tool"] == "wide_enum"
-    assert violation["rule"].startswith("heuristic:") and "not a documented" in violation["rule"]
+    assert violation["rule"].startswith("heuristic, not a documented figure:")
     assert "simplify the schema" in violation["advice"]
 
 

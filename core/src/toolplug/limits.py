@@ -194,29 +194,33 @@ def _walk(node: Any, depth: int = 1) -> Iterator[tuple[dict[str, Any], int]]:
             yield from _walk(value, depth)
 
 
-def _depth(schema: Any) -> int:
-    """Levels of nesting: a flat object of scalars is 2 (the root and its fields)."""
-    return max((d for _, d in _walk(schema)), default=0)
+@dataclass(frozen=True)
+class _Shape:
+    """What the schema rules measure, from one walk over a schema."""
+
+    depth: int  # levels of nesting: a flat object of scalars is 2 (the root, its fields)
+    properties: int
+    optional: int  # properties left out of their object's ``required``
+    enum_values: int
+
+    @property
+    def states(self) -> int:
+        return (self.enum_values + 1) * (self.optional + 1) * max(1, self.depth)
 
 
-def _properties(schema: Any) -> int:
-    return sum(
-        len(n["properties"]) for n, _ in _walk(schema) if isinstance(n.get("properties"), dict)
-    )
-
-
-def _enum_values(schema: Any) -> int:
-    return sum(len(n["enum"]) for n, _ in _walk(schema) if isinstance(n.get("enum"), list))
-
-
-def _optional(schema: Any) -> int:
-    count = 0
-    for node, _ in _walk(schema):
+def _shape(schema: Any) -> _Shape:
+    depth = properties = optional = enum_values = 0
+    for node, level in _walk(schema):
+        depth = max(depth, level)
         props = node.get("properties")
         if isinstance(props, dict):
             required = node.get("required") or []
-            count += sum(1 for name in props if name not in required)
-    return count
+            properties += len(props)
+            optional += sum(1 for name in props if name not in required)
+        enum = node.get("enum")
+        if isinstance(enum, list):
+            enum_values += len(enum)
+    return _Shape(depth, properties, optional, enum_values)
 
 
 def states(schema: Any) -> int:
@@ -228,7 +232,7 @@ def states(schema: Any) -> int:
     "too many states" refusals depend on more than this. It ranks schemas and flags the
     ones far past toolplug's own.
     """
-    return (_enum_values(schema) + 1) * (_optional(schema) + 1) * max(1, _depth(schema))
+    return _shape(schema).states
 
 
 def check(format: str, exported: Sequence[Any], **options: Any) -> list[Violation]:
@@ -255,45 +259,46 @@ def check(format: str, exported: Sequence[Any], **options: Any) -> list[Violatio
         )
     strict = bool(options.get("strict"))
     for name, _description, schema in rows:
+        if not strict and limits.heuristic_max_depth is None:
+            continue
+        shape = _shape(schema)
         if strict and limits.strict_max_depth is not None:
-            _check_strict(limits, name, schema, add)
-        if limits.heuristic_max_depth is not None:
-            depth = _depth(schema)
-            if depth > limits.heuristic_max_depth:
-                add(
-                    name,
-                    f"heuristic: nesting depth at most {limits.heuristic_max_depth} "
-                    "(not a documented figure)",
-                    f"the parameters nest {depth} levels deep; deeply nested schemas "
-                    "may be refused",
-                    "simplify the schema (flatten nested objects) or defer the tool",
-                )
-        if limits.heuristic_max_states is not None:
-            score = states(schema)
-            if score > limits.heuristic_max_states:
-                add(
-                    name,
-                    f"heuristic: states estimate at most {limits.heuristic_max_states:,} "
-                    "(enum values + 1) x (optional properties + 1) x depth; not a documented "
-                    "figure)",
-                    f"the parameters' states estimate is {score:,}: the provider may "
-                    "refuse the schema as too complex",
-                    "simplify the schema (fewer optional properties, shorter enums, less "
-                    "nesting) or defer or drop the tool",
-                )
+            _check_strict(limits, name, shape, add)
+        if limits.heuristic_max_depth is not None and shape.depth > limits.heuristic_max_depth:
+            add(
+                name,
+                f"heuristic, not a documented figure: nesting depth at most "
+                f"{limits.heuristic_max_depth}",
+                f"the parameters nest {shape.depth} levels deep; deeply nested schemas "
+                "may be refused",
+                "simplify the schema (flatten nested objects) or defer the tool",
+            )
+        cap = limits.heuristic_max_states
+        if cap is not None and shape.states > cap:
+            add(
+                name,
+                "heuristic, not a documented figure: states estimate (enum values + 1) x "
+                f"(optional properties + 1) x depth at most {cap:,}",
+                f"the parameters' states estimate is {shape.states:,}: the provider may "
+                "refuse the schema as too complex",
+                "simplify the schema (fewer optional properties, shorter enums, less "
+                "nesting) or defer or drop the tool",
+            )
     return found
 
 
-def _check_strict(limits: FormatLimits, name: str, schema: Any, add: Any) -> None:
+def _check_strict(limits: FormatLimits, name: str, shape: _Shape, add: Any) -> None:
     advice = "simplify the schema, or export without strict=True"
-    source = limits.strict_source
-    depth, props, enums = _depth(schema), _properties(schema), _enum_values(schema)
-    if limits.strict_max_depth is not None and depth > limits.strict_max_depth:
-        add(name, f"strict: {source}", f"the parameters nest {depth} levels deep", advice)
-    if limits.strict_max_properties is not None and props > limits.strict_max_properties:
-        add(name, f"strict: {source}", f"the parameters have {props} properties", advice)
-    if limits.strict_max_enum_values is not None and enums > limits.strict_max_enum_values:
-        add(name, f"strict: {source}", f"the parameters have {enums} enum values", advice)
+    rule = f"strict: {limits.strict_source}"
+    if limits.strict_max_depth is not None and shape.depth > limits.strict_max_depth:
+        add(name, rule, f"the parameters nest {shape.depth} levels deep", advice)
+    if limits.strict_max_properties is not None and shape.properties > limits.strict_max_properties:
+        add(name, rule, f"the parameters have {shape.properties} properties", advice)
+    if (
+        limits.strict_max_enum_values is not None
+        and shape.enum_values > limits.strict_max_enum_values
+    ):
+        add(name, rule, f"the parameters have {shape.enum_values} enum values", advice)
 
 
 def enforce(format: str, exported: Sequence[Any], mode: Check | str, **options: Any) -> None:
