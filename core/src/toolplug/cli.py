@@ -151,7 +151,7 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
     from toolplug.errors import SchemaError
     from toolplug.toolset import Toolset
 
-    options = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
+    options: dict[str, Any] = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
     try:
         return tools.export(fmt, **options)  # type: ignore[no-any-return]
     except SchemaError:
@@ -187,6 +187,21 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
     help="List the params each tool takes when a host creates it (stateful tools and "
     "factories): types, defaults, descriptions. Creates no tool.",
 )
+@click.option(
+    "--check",
+    "check_format",
+    default=None,
+    metavar="FORMAT",
+    help="Check the tools against what FORMAT's provider refuses (tool count, names, "
+    "descriptions, schema caps); exit 1 on a violation.",
+)
+@click.option(
+    "--tokens",
+    "show_tokens",
+    is_flag=True,
+    help="Count each tool's definition in tokens (o200k_base) for --format "
+    "(default openai), and the total. Needs toolplug[tokens].",
+)
 def tools(
     plugins: str | None,
     as_json: bool,
@@ -194,16 +209,19 @@ def tools(
     strict: bool,
     workspace: Path | None,
     show_params: bool,
+    check_format: str | None,
+    show_tokens: bool,
 ) -> None:
     """List the enabled tools, or print their schemas in an export format."""
     from toolplug.arguments import describe_schema
     from toolplug.toolset import Toolset
 
     if show_params:
-        if fmt is not None:
-            _fail("--params lists params; it takes no --format")
+        if fmt is not None or check_format is not None or show_tokens:
+            _fail("--params lists params; it takes no --format, --check or --tokens")
         _list_params(plugins, as_json)
         return
+    _check_tools_options(fmt, check_format, show_tokens)
     try:
         registry, created, problems = _load_all(plugins, workspace)
         toolset = Toolset((t for _, t in created), formats=getattr(registry, "formats", None))
@@ -213,8 +231,12 @@ def tools(
     with toolset:
         for problem in problems:
             _echo(f"warning: {problem}", err=True)
-        if fmt is not None and fmt not in toolset.formats:
-            _fail(f"unknown format {fmt!r}; choose one of {', '.join(toolset.formats)}")
+        for wanted in (fmt, check_format):
+            if wanted is not None and wanted not in toolset.formats:
+                _fail(f"unknown format {wanted!r}; choose one of {', '.join(toolset.formats)}")
+        if check_format is not None or show_tokens:
+            _check_or_count(toolset, check_format, fmt, as_json, strict)
+            return
         if as_json or fmt:
             click.echo(json.dumps(_export_all(toolset, fmt or "mcp", strict), indent=2))
             return
@@ -233,6 +255,34 @@ def tools(
                 _echo(f"    {first[0]}")
             _echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
         _list_factories(registry, created)
+
+
+def _check_tools_options(fmt: str | None, check_format: str | None, show_tokens: bool) -> None:
+    """Refuse option mixes ``tools`` cannot honour; a missing tokenizer, before loading."""
+    if check_format is not None and show_tokens:
+        _fail("--check and --tokens are separate listings: give one")
+    if check_format is not None and fmt is not None and fmt != check_format:
+        _fail("--check names the format itself; leave out --format")
+    if show_tokens:
+        from toolplug.tokens import TokenizerMissing, _encoding
+
+        try:
+            _encoding()
+        except TokenizerMissing as exc:
+            _fail(str(exc))
+
+
+def _check_or_count(
+    toolset: Any, check_format: str | None, fmt: str | None, as_json: bool, strict: bool
+) -> None:
+    """``tools --check FORMAT`` (exit 1 on a violation) or ``tools --tokens``."""
+    from toolplug.listing import render_tokens, render_violations
+
+    if check_format is not None:
+        text, status = render_violations(toolset, check_format, as_json, strict=strict)
+        _echo(text, nl=False)
+        sys.exit(status)
+    _echo(render_tokens(toolset, fmt or "openai", as_json, strict=strict), nl=False)
 
 
 def _list_factories(registry: Any, created: list[tuple[Any, Any]]) -> None:

@@ -191,7 +191,9 @@ def validate_tool_exports(
     toolset = Toolset([tool], formats=formats)
     for security_risk in (False, True):
         for name, fmt in formats.items():
-            variants = [{"strict": False}, {"strict": True}] if "strict" in fmt.options else [{}]
+            variants: list[dict[str, Any]] = (
+                [{"strict": False}, {"strict": True}] if "strict" in fmt.options else [{}]
+            )
             for options in variants:
                 for exported in toolset.export(name, security_risk=security_risk, **options):
                     try:

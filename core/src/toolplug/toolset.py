@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from toolplug.compose import ComposedOptions, ComposedResult
     from toolplug.dispatch import DispatchOptions
+    from toolplug.limits import Check
     from toolplug.names import NameMap
 
 AnyTool = ToolDefinition[Any, Any]
@@ -344,7 +345,7 @@ class Toolset(Mapping[str, AnyTool]):
 
         return name_map(self)
 
-    def export(self, format: str, **options: Any) -> list[dict[str, Any]]:
+    def export(self, format: str, *, check: Check = "warn", **options: Any) -> list[dict[str, Any]]:
         """Every tool declared for one provider format, as its request takes them.
 
         ``format`` is a registered format's name (:attr:`formats`): ``openai``,
@@ -353,6 +354,12 @@ class Toolset(Mapping[str, AnyTool]):
         restricts names. ``options`` are the format's (``strict=True`` for OpenAI's,
         ``security_risk=True`` for every one). Gemini's list holds one ``Tool`` with
         every declaration; Bedrock's is ``toolConfig["tools"]``.
+
+        The export is checked against what the provider refuses (:mod:`toolplug.limits`:
+        too many tools, schema caps; names are already mapped to fit): ``check="warn"`` (the
+        default) warns with a :class:`~toolplug.limits.LimitWarning` naming each tool
+        and rule, ``"error"`` raises :class:`~toolplug.limits.LimitError`, ``"off"``
+        skips the check.
         """
         fmt = self.formats[format]
         names = self.provider_names()
@@ -360,7 +367,12 @@ class Toolset(Mapping[str, AnyTool]):
             (names.external(tool.name) if fmt.maps_names else tool.name, tool)
             for tool in self.values()
         ]
-        return fmt.export_tools(named, **options)
+        exported = fmt.export_tools(named, **options)
+        if check != "off":
+            from toolplug.limits import enforce
+
+            enforce(format, exported, check, **options)
+        return exported
 
     def to_openai_tools(
         self, strict: bool = False, *, security_risk: bool = False
