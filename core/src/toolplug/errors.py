@@ -16,16 +16,22 @@ The hierarchy::
     ├── DispatchError               calls in no shape any format reads (ValueError)
     ├── ComposeError                a composed response unusable as a whole (ValueError)
     ├── PolicyError                 a permission policy that cannot be loaded (ValueError)
+    ├── LimitError                  an export the provider would refuse (toolplug.limits)
     └── SamplingError               the host cannot answer an MCP server's sampling request
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
     "ArgumentError",
     "ComposeError",
     "DispatchError",
     "FormatError",
+    "LimitError",
+    "LimitWarning",
     "PluginSelectionError",
     "PolicyError",
     "SamplingError",
@@ -94,3 +100,23 @@ class PolicyError(ToolError, ValueError):
 class SamplingError(ToolError):
     """The host cannot answer an MCP server's sampling request: it gave no ``on_sample``
     handler, or the handler failed. The MCP client sends the message to the server."""
+
+
+class LimitError(ToolError):
+    """An export the provider would refuse (``check="error"``); ``violations`` (each a
+    `toolplug.limits.Violation`) says which tool breaks which rule."""
+
+    def __init__(self, violations: Sequence[Any]) -> None:
+        self.violations = list(violations)
+        super().__init__(limit_report(self.violations))
+
+
+class LimitWarning(UserWarning):
+    """An export the provider would refuse (``check="warn"``, the default)."""
+
+
+def limit_report(violations: Sequence[Any]) -> str:
+    """The message of a `LimitError` or `LimitWarning`: a line per broken rule."""
+    lines = [f"{len(violations)} tool definition limit(s) broken; the request would fail:"]
+    lines.extend(f"- {v}" for v in violations)
+    return "\n".join(lines)

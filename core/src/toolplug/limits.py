@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolplug.errors import ToolError
+from toolplug.errors import LimitError, LimitWarning, limit_report
 
 __all__ = [
     "LIMITS",
@@ -135,22 +135,8 @@ class Violation:
         return f"{self.format}: {who}{self.message} ({self.rule}); {self.advice}"
 
 
-class LimitError(ToolError):
-    """An export the provider would refuse (``check="error"``); ``violations`` says why."""
-
-    def __init__(self, violations: Sequence[Violation]) -> None:
-        self.violations = list(violations)
-        super().__init__(_report(self.violations))
-
-
-class LimitWarning(UserWarning):
-    """An export the provider would refuse (the default, ``check="warn"``)."""
-
-
 def _report(violations: Sequence[Violation]) -> str:
-    lines = [f"{len(violations)} tool definition limit(s) broken; the request would fail:"]
-    lines.extend(f"- {v}" for v in violations)
-    return "\n".join(lines)
+    return limit_report(violations)
 
 
 def definitions(format: str, exported: Sequence[Any]) -> list[tuple[str, str, Any]]:

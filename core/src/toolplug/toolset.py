@@ -357,8 +357,8 @@ class Toolset(Mapping[str, AnyTool]):
 
         The export is checked against what the provider refuses (:mod:`toolplug.limits`:
         too many tools, schema caps; names are already mapped to fit): ``check="warn"`` (the
-        default) warns with a :class:`~toolplug.limits.LimitWarning` naming each tool
-        and rule, ``"error"`` raises :class:`~toolplug.limits.LimitError`, ``"off"``
+        default) warns with a :class:`~toolplug.LimitWarning` naming each tool
+        and rule, ``"error"`` raises :class:`~toolplug.LimitError`, ``"off"``
         skips the check.
         """
         fmt = self.formats[format]
