@@ -148,7 +148,7 @@ PROBE = (
 
 #: Rounds of the MCP part, and its target: the load within so much of the floor.
 MCP_ROUNDS = 15
-MCP_TARGET = 1.3
+MCP_TARGET = 1.4
 
 #: A stdio MCP server in the standard library alone: one tool, the initialize handshake.
 TINY_SERVER = """
