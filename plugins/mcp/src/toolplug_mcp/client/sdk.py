@@ -274,13 +274,15 @@ class SdkClient:
         session = self._open()
         return await self._all_pages(session.list_prompts, "prompts")
 
-    async def _all_pages(self, fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    async def _all_pages(
+        self, fetch: Callable[..., Coroutine[Any, Any, Any]], field: str
+    ) -> list[Any]:
         found: list[Any] = []
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
             params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await self.monitored(fetch(params=params))
+            page: Any = await self.monitored(fetch(params=params))
             found.extend(getattr(page, field))
             cursor = page.next_cursor
             if cursor is None:

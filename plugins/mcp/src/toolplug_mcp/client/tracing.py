@@ -4,9 +4,9 @@ A host that traces (``toolplug-otel``, or its own OpenTelemetry setup) gets a CL
 span for each ``tools/call`` and the call's trace context in the request's ``_meta``
 (``traceparent``, ``tracestate``), so that the server's spans join the host's trace.
 
-Only the OpenTelemetry API is used, and only once the host has imported it: before
-that no span can be current and no tracer configured, so there is nothing to carry,
-and a host that does not trace does not pay for the import.
+Only the OpenTelemetry API is used, imported here only when something has imported
+it already (the MCP SDK's ``__init__`` does): before that no span can be current and
+no tracer configured, so there would be nothing to carry.
 """
 
 from __future__ import annotations
@@ -25,15 +25,18 @@ def _traced() -> bool:
     return "opentelemetry.trace" in sys.modules
 
 
-def trace_meta() -> dict[str, Any] | None:
-    """The current trace context as a request's ``_meta`` (``None``: there is none)."""
+def trace_meta() -> Any:
+    """The current trace context as a request's ``_meta``, a dict (``None``: there is
+    none)."""
     if not _traced():
         return None
     from opentelemetry import propagate
 
     carrier: dict[str, str] = {}
     propagate.inject(carrier)
-    meta = {key: carrier[key] for key in ("traceparent", "tracestate") if key in carrier}
+    meta: dict[str, Any] = {
+        key: carrier[key] for key in ("traceparent", "tracestate") if key in carrier
+    }
     return meta or None
 
 
