@@ -291,7 +291,8 @@ def main() -> bool:
             out = subprocess.run(
                 [str(python), "-c", PROBE], env=run_env, capture_output=True, text=True, check=True
             )
-            return json.loads(out.stdout)
+            names: list[str] = json.loads(out.stdout)
+            return names
 
         imported = probe(fifty, env)
         assert len(probe(fifty, every)) == PLUGINS
