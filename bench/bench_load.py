@@ -11,6 +11,15 @@ is what `Toolset.load` did before it matched tool names to entry points.
 The contenders alternate in rounds, so that a burst of load on the shared machine hits
 them alike. Run: python bench/bench_load.py (needs uv; builds everything in a temporary
 directory, about half a minute).
+
+A second part (``--mcp-only`` runs it alone, in this interpreter's environment, which
+must have toolplug-mcp and toolplug-think installed) times loading the ``mcp`` tool with
+one stdio MCP server, cold, in a fresh process: the client's imports, the server started,
+the handshake, the tool list. The server is a few lines of standard-library Python
+(:data:`TINY_SERVER`), so that what is timed is the client's side. The floor is what no
+MCP client can go below: ``import mcp`` (the SDK's ``__init__`` imports its client
+session and every transport module) and the core's own load of a tool with no MCP
+(``think``), in one process.
 """
 
 from __future__ import annotations
@@ -137,6 +146,53 @@ PROBE = (
 )
 
 
+#: Rounds of the MCP part, and its target: the load within so much of the floor.
+MCP_ROUNDS = 15
+MCP_TARGET = 1.4
+
+#: A stdio MCP server in the standard library alone: one tool, the initialize handshake.
+TINY_SERVER = """
+import json, sys
+def answer(message_id, result=None, error=None):
+    reply = {"jsonrpc": "2.0", "id": message_id}
+    reply.update({"error": error} if error else {"result": result})
+    sys.stdout.write(json.dumps(reply) + "\\n")
+    sys.stdout.flush()
+TOOL = {"name": "echo", "description": "Say it back.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, message_id = message.get("method"), message.get("id")
+    if message_id is None:
+        continue
+    if method == "initialize":
+        answer(message_id, {"protocolVersion": message["params"]["protocolVersion"],
+                            "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "tiny", "version": "1"}})
+    elif method == "tools/list":
+        answer(message_id, {"tools": [TOOL]})
+    elif method == "tools/call":
+        text = message["params"]["arguments"].get("text", "")
+        answer(message_id, {"content": [{"type": "text", "text": text}]})
+    else:
+        answer(message_id, error={"code": -32601, "message": "Method not found"})
+"""
+
+LOAD_MCP = (
+    "import json, sys\n"
+    "from toolplug import Tool, Toolset\n"
+    "config = {'mcpServers': {'tiny': {'command': sys.executable, 'args': [sys.argv[1]]}}}\n"
+    "tools = Toolset.load([Tool('mcp', {'config': config})], plugins='mcp', workspace='.')\n"
+    "assert 'echo' in tools, list(tools)\n"
+    "tools.close()\n"
+)
+
+LOAD_FLOOR = (
+    "import mcp\n"
+    "from toolplug import Toolset\n"
+    "Toolset.load(['think'], plugins='think', workspace='.').close()\n"
+)
+
 UV = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
 
 
@@ -180,7 +236,47 @@ def make_venv(path: Path, wheels: list[Path]) -> Path:
     return python
 
 
+def mcp_load() -> bool:
+    """Loading the ``mcp`` tool with one stdio server, cold, against its floor."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TOOLPLUG_MCP_CONFIG", "PYTHONPATH")}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        server = Path(tmp_name) / "tiny_server.py"
+        server.write_text(TINY_SERVER)
+
+        def run(*argv: str) -> object:
+            return subprocess.run(
+                [sys.executable, *argv],
+                env=env,
+                cwd=tmp_name,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+
+        contenders = {
+            "mcp": lambda: run("-c", LOAD_MCP, str(server)),
+            "floor": lambda: run("-c", LOAD_FLOOR),
+            "import mcp": lambda: run("-c", "import mcp"),
+        }
+        interleaved(contenders, 2)  # warm the file cache and the bytecode
+        times = interleaved(contenders, MCP_ROUNDS)
+    ok = report(
+        "mcp",
+        "load with one stdio MCP server, cold, in a subprocess",
+        times["mcp"],
+        times["floor"],
+        MCP_TARGET,
+    )
+    report("mcp", "  import mcp alone, in a subprocess", times["import mcp"], None)
+    print(f"  (medians of {MCP_ROUNDS} rounds, the contenders alternated in each)")
+    return ok
+
+
 def main() -> bool:
+    if "--mcp-only" in sys.argv:
+        ok = mcp_load()
+        save("bench_load_mcp")
+        return ok
+    mcp_ok = mcp_load()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         core, plugins = build(tmp)
@@ -195,7 +291,8 @@ def main() -> bool:
             out = subprocess.run(
                 [str(python), "-c", PROBE], env=run_env, capture_output=True, text=True, check=True
             )
-            return json.loads(out.stdout)
+            names: list[str] = json.loads(out.stdout)
+            return names
 
         imported = probe(fifty, env)
         assert len(probe(fifty, every)) == PLUGINS
@@ -224,7 +321,7 @@ def main() -> bool:
     print(f"{'  plugin modules it imports, 50 installed':<52} {imported}  {verdict}")
     print(f"  (medians of {ROUNDS} rounds, the contenders alternated in each)")
     save("bench_load")
-    return ok and only_one
+    return ok and only_one and mcp_ok
 
 
 if __name__ == "__main__":

@@ -1,84 +1,56 @@
-"""A ``tools/call`` sent as fastmcp's client sends it, with fewer turns of the event loop.
+"""A ``tools/call`` sent with as few turns of the event loop as the answer allows.
 
-fastmcp's ``Client.call_tool_mcp`` runs the request in a task of its own and waits on
-it beside the session's task (so that an error raised in the session's task, such as
-an HTTP 4xx/5xx, ends the call instead of leaving it waiting), then does the same again
-to drive SEP-2322 input-required rounds, even when the server answered at once. Each
-such task costs the loop several turns, which is a measurable part of a call to a quick
-server (see the MCP section of ``docs/benchmarks.md``).
-
-:func:`call_tool` sends the same request in the caller's own task, and the session's
-task cancels it if it ends first, so a failing session still ends the call with the
-session's error. Only an answer that needs more (input-required rounds, or a claimed
-result such as a task) is handed to fastmcp's own machinery. The client span and the
-trace context sent to the server are fastmcp's, as before.
+Waiting on a request in a task of its own beside the connection's task (so that an
+error raised there, such as an HTTP 4xx/5xx, ends the call instead of leaving it
+waiting) costs the loop several turns, a measurable part of a call to a quick server
+(see the MCP section of ``docs/benchmarks.md``). :func:`call_tool` sends the request
+in the caller's own task instead, and the connection's task cancels it if it ends
+first, so a failing connection still ends the call with its error. Only an answer that
+needs more (SEP-2322 input-required rounds, or a claimed result such as a task) goes
+the longer way (:meth:`~toolplug_mcp.client.sdk.SdkClient.monitored`). The call has a
+client span, and its trace context goes to the server (:mod:`~toolplug_mcp.client.tracing`).
 
 Where the server runs calls as tasks, a caller that gives up must not leave a task
 running on the server: a request in flight is then left to finish in the background
 (:func:`~toolplug_mcp.client.tasks.answer_of`), and a task that came back but was never
 taken on is cancelled (:func:`~toolplug_mcp.client.tasks.abandon`).
-
-This reads a few private attributes of the pinned fastmcp ``Client``; without them
-(another fastmcp), :func:`call_tool` is ``call_tool_mcp`` itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import mcp_types
 
 from toolplug_mcp.client.tasks import abandon, answer_of, runs_tasks
+from toolplug_mcp.client.tracing import call_span, tool_failed, trace_meta
+
+if TYPE_CHECKING:
+    from toolplug_mcp.client.sdk import SdkClient
 
 T = TypeVar("T")
 
-#: The private parts of fastmcp's ``Client`` this module needs.
-_NEEDED = (
-    "_session_state",
-    "_claim_by_model",
-    "_progress_handler",
-    "_await_with_session_monitoring",
-    "_drive_input_required",
-    "_resolve_claimed_result",
-)
-
 
 async def call_tool(
-    client: Any, name: str, arguments: dict[str, Any], timeout: float, progress: Any
+    client: SdkClient, name: str, arguments: dict[str, Any], timeout: float, progress: Any
 ) -> mcp_types.CallToolResult:
-    """``client.call_tool_mcp(name, arguments, timeout=timeout, progress_handler=progress)``:
-    the same request, the same result or error, the same span (only fastmcp's debug log
-    line "called call_tool" is not written); see the module."""
-    if not all(hasattr(client, attribute) for attribute in _NEEDED):
-        result: mcp_types.CallToolResult = await client.call_tool_mcp(
-            name, arguments, timeout=timeout, progress_handler=progress
-        )
-        return result
-    from fastmcp.client.telemetry import client_span
-    from fastmcp.telemetry import inject_trace_context
-    from opentelemetry.trace import Status, StatusCode
-
-    with client_span(
-        f"tools/call {name}",
-        "tools/call",
-        name,
-        session_id=client.transport.get_session_id(),
-        tool_name=name,
-    ) as span:
-        meta = inject_trace_context(None) or None
-        claims = bool(client._claim_by_model)
-        session_task = client._session_state.session_task
+    """Call tool ``name`` and return its ``CallToolResult`` (see the module)."""
+    session = client._open()
+    with call_span(name, client.session_id) as span:
+        meta = trace_meta()
+        claims = bool(client.claim_by_model)
+        session_task = client.session_task
         tasks = runs_tasks(client)
         answers: list[Any] = []  # every answer the server gave (one may be a task)
 
         async def send(responses: Any, state: str | None) -> Any:
-            request = client.session.call_tool(
+            request = session.call_tool(
                 name=name,
                 arguments=arguments,
                 read_timeout_seconds=timeout or None,
-                progress_callback=progress or client._progress_handler,
+                progress_callback=progress,
                 meta=meta,
                 input_responses=responses,
                 request_state=state,
@@ -87,7 +59,7 @@ async def call_tool(
             )
             if not tasks:
                 return await request
-            answer = await answer_of(client.session, request, session_task)
+            answer = await answer_of(session, request, session_task)
             answers.append(answer)
             return answer
 
@@ -95,31 +67,28 @@ async def call_tool(
             answer = await _watched(session_task, send(None, None))
             if isinstance(answer, mcp_types.CallToolResult):
                 result = answer
-            else:  # input-required rounds, or a claimed result: fastmcp's own path
-                watch = client._await_with_session_monitoring
-                answer = await watch(client._drive_input_required(answer, send))
+            else:  # input-required rounds, or a claimed result
+                answer = await client.monitored(client.drive_input_required(answer, send))
                 if isinstance(answer, mcp_types.CallToolResult):
                     result = answer
                 else:
-                    resolve = client._resolve_claimed_result(name, answer, timeout or None)
-                    result = await watch(resolve)
+                    resolve = client.resolve_claimed(name, answer, timeout or None)
+                    result = await client.monitored(resolve)
         except BaseException:
-            # Given up (or failed) between a task's answer and its polling: fastmcp
-            # may cancel the polling before it starts, so no one would cancel the task.
+            # Given up (or failed) between a task's answer and its polling: the
+            # polling may be cancelled before it starts, so no one would cancel the task.
             for answer in answers:
-                abandon(client.session, answer)
+                abandon(session, answer)
             raise
-        if result.is_error and span.is_recording():
+        if result.is_error:
             first = result.content[0] if result.content else None
-            text = first.text if isinstance(first, mcp_types.TextContent) else ""
-            span.set_attribute("error.type", "tool_error")
-            span.set_status(Status(StatusCode.ERROR, text))
+            tool_failed(span, first.text if isinstance(first, mcp_types.TextContent) else "")
         return result
 
 
 async def _watched(session_task: asyncio.Task[Any] | None, work: Coroutine[Any, Any, T]) -> T:
     """Await ``work`` in this task; if the session's task ends first, ``work`` is
-    cancelled and the session's error raised (as fastmcp's session monitoring does)."""
+    cancelled and the session's error raised (as :meth:`SdkClient.monitored` does)."""
     if session_task is None:
         return await work
     if session_task.done():
@@ -152,7 +121,7 @@ async def _watched(session_task: asyncio.Task[Any] | None, work: Coroutine[Any, 
 
 
 def _session_ended(session_task: asyncio.Task[Any]) -> NoReturn:
-    """Raise what ended the session's task (as fastmcp does)."""
+    """Raise what ended the session's task."""
     error = session_task.exception()
     if error:
         raise error

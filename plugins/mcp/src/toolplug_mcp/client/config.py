@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolplug_mcp.client.config_model import OAuthEntry, RemoteServer, StdioServer
@@ -107,45 +107,6 @@ class ServerSpec:
         if self.transport == "stdio":
             return " ".join([self.command or "", *self.args])
         return f"{self.url} ({self.transport})"
-
-    def make_transport(
-        self, stderr: TextIO | None = None, http_client: Any = None, auth: Any = None
-    ) -> Any:
-        """The fastmcp client transport for this server (imports fastmcp).
-
-        ``stderr`` is where a stdio server's stderr goes (default: the host's);
-        ``http_client`` makes a remote server's HTTP clients, ``auth`` is its httpx
-        auth (OAuth).
-        """
-        if self.transport == "stdio":
-            from fastmcp.client.transports import StdioTransport
-
-            # keep_alive=False: closing the client ends the server process.
-            return StdioTransport(
-                command=self.command or "",
-                args=list(self.args),
-                env=dict(self.env),
-                cwd=self.cwd,
-                keep_alive=False,
-                log_file=stderr,
-            )
-        if self.transport == "sse":
-            from fastmcp.client.transports import SSETransport
-
-            return SSETransport(
-                self.url or "",
-                headers=dict(self.headers),
-                auth=auth,
-                httpx_client_factory=http_client,
-            )
-        from fastmcp.client.transports import StreamableHttpTransport
-
-        return StreamableHttpTransport(
-            self.url or "",
-            headers=dict(self.headers),
-            auth=auth,
-            httpx_client_factory=http_client,
-        )
 
 
 @dataclass(frozen=True)

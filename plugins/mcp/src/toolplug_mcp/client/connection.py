@@ -1,7 +1,8 @@
 """Connections to MCP servers: opened once, shared by every call, reopened after a death.
 
 Everything here runs on the client loop (:mod:`toolplug.loop`). A
-:class:`ServerConnection` holds one fastmcp ``Client``, introduces itself as
+:class:`ServerConnection` holds one :class:`~toolplug_mcp.client.sdk.SdkClient` (the
+MCP SDK's client session and transport), introduces itself as
 ``toolplug-mcp``, and starts its server again before a request when it finds it
 stopped (or after a request saw it die); a :class:`ServerPool` holds the connections of
 one configuration and closes them all when the last tool using them is closed (and, as
@@ -87,7 +88,7 @@ def client_identity() -> Any:
 
 
 class ServerConnection:
-    """One MCP server: its fastmcp client, opened on demand and reopened when it died."""
+    """One MCP server: its client, opened on demand and reopened when it died."""
 
     def __init__(self, spec: ServerSpec, handlers: ServerHandlers | None = None) -> None:
         self.spec = spec
@@ -127,17 +128,12 @@ class ServerConnection:
         return self._client is not None and self._client.is_connected() and not self._ended()
 
     def _ended(self) -> bool:
-        """Whether the server's side of the open connection has ended under it.
-
-        fastmcp's stdio transport knows when the process's output has closed (its
-        ``_is_session_dead``, private, so looked up with care); other transports find
-        out on the next request.
-        """
+        """Whether the server's side of the open connection has ended under it (a stdio
+        server's output closed); other transports find out on the next request."""
         if self._holder is not None and self._holder.done():
             return True
-        check = getattr(getattr(self._client, "transport", None), "_is_session_dead", None)
         try:
-            return bool(check()) if callable(check) else False
+            return bool(self._client.ended())
         except Exception:
             return False
 
@@ -168,7 +164,7 @@ class ServerConnection:
         )
 
     async def _open(self) -> None:
-        from fastmcp import Client
+        from toolplug_mcp.client.sdk import SdkClient
 
         # A tool list nested past what the SDK reads loses only its deep tools.
         mend_deep_tool_lists(self.spec.transport)
@@ -177,11 +173,11 @@ class ServerConnection:
             from toolplug_mcp.client.oauth import make_auth
 
             self._auth = make_auth(self.spec.name, self.spec.oauth)
-        client = Client(
-            self.spec.make_transport(
-                stderr=tail.file if tail else None, http_client=self._watch, auth=self._auth
-            ),
-            name="toolplug",
+        client = SdkClient(
+            self.spec,
+            stderr=tail.file if tail else None,
+            http_client=self._watch,
+            auth=self._auth,
             client_info=client_identity(),
             # Listing tools may be slow on a cold start; calls pass their own timeout.
             timeout=max(self.spec.timeout, self.spec.init_timeout),
@@ -190,7 +186,7 @@ class ServerConnection:
             # Calls the server runs as tasks are polled to their result.
             extensions=[TaskRunner()],
             message_handler=_list_changes(self),
-            **self.handlers.client_kwargs(),
+            session_kwargs=self.handlers.session_kwargs(),
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
@@ -201,18 +197,23 @@ class ServerConnection:
 
         async def hold() -> None:
             # The client is entered and left by this one task (anyio wants that).
+            # What ends it is raised from the task, where requests waiting beside it
+            # (SdkClient.monitored) read it.
             try:
-                async with client:
+                async with client.connect():
                     ready.set_result(None)
                     async with listening(client, self.spec.name, changed):
                         await stop.wait()
             except BaseException as exc:
                 if not ready.done():
                     ready.set_exception(exc)
-                else:
-                    log.debug("MCP server %s: connection ended: %r", self.spec.name, exc)
+                    return
+                log.debug("MCP server %s: connection ended: %r", self.spec.name, exc)
+                raise
 
         holder = asyncio.create_task(hold(), name=f"mcp-{self.spec.name}")
+        holder.add_done_callback(_seen)
+        client.session_task = holder
         try:
             await asyncio.wait_for(asyncio.shield(ready), self.spec.start_timeout + 5)
         except BaseException as exc:
@@ -368,7 +369,7 @@ class ServerConnection:
 
         return await self._request(
             f"the request to read resource '{uri}'",
-            lambda client: asyncio.wait_for(client.read_resource_mcp(uri), timeout),
+            lambda client: asyncio.wait_for(client.read_resource(uri), timeout),
             timeout,
         )
 
@@ -387,7 +388,7 @@ class ServerConnection:
         """One prompt filled in with ``arguments``; the raw MCP ``GetPromptResult``."""
         return await self._request(
             f"the request for prompt '{name}'",
-            lambda client: asyncio.wait_for(client.get_prompt_mcp(name, arguments), timeout),
+            lambda client: asyncio.wait_for(client.get_prompt(name, arguments), timeout),
             timeout,
         )
 
@@ -484,22 +485,30 @@ class ServerConnection:
         self.status, self.error = "failed", str(exc) or type(exc).__name__
 
 
-def _list_changes(connection: ServerConnection) -> Any:
-    """A fastmcp message handler that passes ``notifications/tools/list_changed`` on."""
-    from fastmcp.client.messages import MessageHandler
+def _list_changes(connection: ServerConnection) -> Callable[[Any], Awaitable[None]]:
+    """The session's message handler: passes ``notifications/tools/list_changed`` on,
+    and tells of a message the SDK could not read."""
+    import mcp_types
 
-    class ListChanges(MessageHandler):
-        async def on_tool_list_changed(self, message: Any) -> None:
-            if connection.on_tools_changed is not None:
-                connection.on_tools_changed(connection)
-
-        async def on_exception(self, message: Exception) -> None:
+    async def on_message(message: Any) -> None:
+        if isinstance(message, Exception):
             # A line of the server's the SDK could not parse (see _unless_unreadable).
             log.warning("MCP server '%s' sent an unreadable message", connection.spec.name)
             if connection.on_unreadable is not None:
                 connection.on_unreadable(message)
+        elif (
+            isinstance(message, mcp_types.ToolListChangedNotification)
+            and connection.on_tools_changed is not None
+        ):
+            connection.on_tools_changed(connection)
 
-    return ListChanges()
+    return on_message
+
+
+def _seen(task: asyncio.Task[None]) -> None:
+    """Mark what ended a connection's task as read (asyncio logs it otherwise)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _start_failure(exc: BaseException, stderr_lines: list[str]) -> str:

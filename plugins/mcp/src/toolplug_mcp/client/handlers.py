@@ -81,17 +81,27 @@ class ServerHandlers:
         # Requests counted per running call; None: those sent outside any call.
         self._asks: dict[int | None, int] = {None: 0}
 
-    # -- what the fastmcp client is given --------------------------------------------
+    # -- what the client session is given --------------------------------------------
 
-    def client_kwargs(self) -> dict[str, Any]:
-        """The ``fastmcp.Client`` arguments that declare and serve what the host gave."""
-        kwargs: dict[str, Any] = {"log_handler": self._on_log}
+    def session_kwargs(self) -> dict[str, Any]:
+        """The SDK ``ClientSession`` arguments that declare and serve what the host gave.
+
+        A handler that fails (or refuses past the limit) answers the server's request
+        with an error carrying its message.
+        """
+        kwargs: dict[str, Any] = {"logging_callback": self._on_log}
         if self.handlers.on_sample is not None:
-            kwargs["sampling_handler"] = self._on_sample
+            kwargs["sampling_callback"] = _answering(self._on_sample)
+            kwargs["sampling_capabilities"] = mcp_types.SamplingCapability()
         if self.handlers.on_elicit is not None:
-            kwargs["elicitation_handler"] = self._on_elicit
+            kwargs["elicitation_callback"] = _answering(self._on_elicit)
         if self.handlers != Handlers():
-            kwargs["roots"] = self.roots()
+            roots = mcp_types.ListRootsResult(roots=self.roots())
+
+            async def list_roots(context: Any) -> mcp_types.ListRootsResult:
+                return roots
+
+            kwargs["list_roots_callback"] = list_roots
         return kwargs
 
     def roots(self) -> list[Any]:
@@ -135,7 +145,7 @@ class ServerHandlers:
 
     def _count_request(self, what: str) -> None:
         """Count a sampling or elicitation request; raise :class:`TooManyRequests` past
-        the limit (fastmcp sends the message back to the server as the error)."""
+        the limit (its message goes back to the server as the request's error)."""
         keys: list[int | None] = list(self._calls) or [None]
         for key in keys:
             self._asks[key] += 1
@@ -183,11 +193,11 @@ class ServerHandlers:
         handlers, loop = self._pick(scope)
         await notify(handlers, event, loop=loop)
 
-    async def _on_sample(self, messages: list[Any], params: Any, context: Any) -> Any:
+    async def _on_sample(self, context: Any, params: Any) -> Any:
         self._count_request("sampling")
         request = SamplingRequest(
             server=self.server,
-            messages=[_wire(message) for message in messages],
+            messages=[_wire(message) for message in params.messages],
             system_prompt=params.system_prompt,
             max_tokens=params.max_tokens,
             temperature=params.temperature,
@@ -200,8 +210,9 @@ class ServerHandlers:
         result = await _off_loop(handlers.on_sample, lambda: sample(handlers, request, loop=loop))
         return _sampling_result(result)
 
-    async def _on_elicit(self, message: str, _type: Any, params: Any, context: Any) -> Any:
+    async def _on_elicit(self, context: Any, params: Any) -> Any:
         self._count_request("elicitation")
+        message = params.message
         schema = getattr(params, "requested_schema", None)
         if schema is None:  # URL mode: not offered to the host (form mode only)
             return mcp_types.ElicitResult(action="decline")
@@ -212,6 +223,20 @@ class ServerHandlers:
         )
         content = got.content if got.action == "accept" else None
         return mcp_types.ElicitResult(action=got.action, content=content)
+
+
+def _answering(
+    handler: Callable[[Any, Any], Awaitable[Any]],
+) -> Callable[[Any, Any], Awaitable[Any]]:
+    """``handler`` as a session callback: a failure becomes the request's error."""
+
+    async def callback(context: Any, params: Any) -> Any:
+        try:
+            return await handler(context, params)
+        except Exception as exc:
+            return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=str(exc))
+
+    return callback
 
 
 async def _off_loop(handler: Any, run: Callable[[], Awaitable[T]]) -> T:
