@@ -4,10 +4,10 @@
 
 For each of two real servers, one synchronous call of a tool the way a host makes it
 (``Toolset.load`` with an ``mcp`` config, then ``toolset.call``: the core's runner,
-the sync bridge onto the client loop, the fastmcp client, the result converted to an
-observation) against the floor: the SDK's ``ClientSession`` over ``stdio_client``
-calling the same tool of its own copy of the same server, awaited in an asyncio loop
-(no fastmcp). Target: within 1.1x.
+the sync bridge onto the client loop, toolplug's client on the SDK's session, the
+result converted to an observation) against the floor: the SDK's ``ClientSession``
+over ``stdio_client`` calling the same tool of its own copy of the same server, awaited
+in an asyncio loop with nothing of toolplug's around it. Target: within 1.1x.
 
 - ``mcp-server-time`` (PyPI, Python): ``get_current_time`` with a fixed timezone;
 - ``@modelcontextprotocol/server-everything`` (npm, Node): ``echo``, installed with
