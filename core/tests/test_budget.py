@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import os
 import re
+import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from toolplug import (
@@ -215,3 +219,47 @@ def test_a_bad_budget_is_refused_clearly() -> None:
         Budget(chars=0)
     with pytest.raises(TypeError, match=r"budget= takes a toolplug\.Budget"):
         Toolset([], budget="lots")  # type: ignore[arg-type]
+
+
+# A third-party plugin, installed the way pip lays one out, whose tool returns long text.
+LONG_PLUGIN = """
+from toolplug import hookimpl, tool
+
+@tool
+def long_text(size: int) -> str:
+    \"\"\"Return size characters of numbered lines.\"\"\"
+    return "".join(f"row {i:05d}\\n" for i in range(size // 10 + 1))[:size]
+
+@hookimpl
+def register_tools(register):
+    register(long_text)
+"""
+
+
+def test_toolplug_call_takes_an_output_budget_and_keeps_the_file(
+    install_dist: Any, tmp_path: Path
+) -> None:
+    site = install_dist(
+        "toolplug-long", "0.1.0", {"long": "tp_test_long"}, {"tp_test_long": LONG_PLUGIN}
+    ).parent
+    env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+
+    def call(*options: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "toolplug", "call", "long_text", '{"size": 50000}',
+             "--plugins", "long", *options],
+            capture_output=True, text=True, env=env, timeout=60, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    whole = call()
+    assert "output budget" not in whole and "row 04999" in whole
+    cut = call("--output-budget", "1000")
+    assert "cut here by the output budget (1,000)" in cut and len(cut) < 1_100
+    path = spilled_path(cut)
+    try:
+        expected = "".join(f"row {i:05d}\n" for i in range(5001))[:50_000]
+        assert path.read_text() == expected  # kept after the process ended
+    finally:
+        shutil.rmtree(path.parent)
