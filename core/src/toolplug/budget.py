@@ -16,6 +16,7 @@ owns one :class:`Spill` and removes it when it closes (unless ``keep``).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -82,8 +83,9 @@ class Budget:
 
     def limit_for(self, tool: ToolDefinition[Any, Any]) -> int | None:
         """The budget of ``tool``'s text in characters, or ``None`` for no cut."""
-        if tool.name in self.per_tool:
-            return self.per_tool[tool.name]
+        per_tool = self.per_tool
+        if per_tool and tool.name in per_tool:
+            return per_tool[tool.name]
         return None if tool.bounds_output else self.chars
 
 
@@ -130,15 +132,35 @@ class Spill:
 
     def apply(self, tool: ToolDefinition[Any, Any], observation: Observation) -> Observation:
         """``observation`` held to the budget: the same object when within it. Never raises."""
+        # The common case, a plain observation within the budget, is on every call of
+        # every tool: kept to a few attribute reads and one pass over the blocks.
+        budget = self.budget
+        if budget.per_tool:
+            limit = budget.limit_for(tool)
+        else:
+            limit = None if tool.bounds_output else budget.chars
+        if type(observation) is Observation:
+            size = 0
+            for block in observation.content:
+                if not isinstance(block, TextContent):
+                    break
+                size += len(block.text)
+            else:
+                if limit is None or size <= limit:
+                    return observation
         try:
-            return self._apply(tool, observation)
+            return self._apply(tool, observation, limit)
         except Exception as exc:  # a result must reach the model, budget or not
             log.warning("output budget of tool %s failed", tool.name, exc_info=exc)
             return observation
 
-    def _apply(self, tool: ToolDefinition[Any, Any], observation: Observation) -> Observation:
-        blocks = observation.llm_content
-        limit = self.budget.limit_for(tool)
+    def _apply(
+        self, tool: ToolDefinition[Any, Any], observation: Observation, limit: int | None
+    ) -> Observation:
+        if observation.content and _shows_content(type(observation)):
+            blocks: Sequence[ContentBlock] = observation.content
+        else:
+            blocks = observation.llm_content
         size = 0
         oversized = False
         for block in blocks:
@@ -285,9 +307,16 @@ def _replaced(observation: Observation, blocks: list[ContentBlock]) -> Observati
     An observation that shows its ``content`` keeps its class and typed fields; one
     whose ``llm_content`` renders something else becomes a plain observation.
     """
-    if observation.content and type(observation).llm_content is Observation.llm_content:
+    if observation.content and _shows_content(type(observation)):
         return observation.model_copy(update={"content": blocks})
     return Observation(content=blocks, is_error=observation.is_error)
+
+
+@functools.cache
+def _shows_content(cls: type[Observation]) -> bool:
+    """Whether an observation class shows the model its ``content`` (it keeps the base
+    class's ``llm_content``); asked once per class."""
+    return cls.llm_content is Observation.llm_content
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
