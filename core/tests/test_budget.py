@@ -9,6 +9,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ from toolplug import (
     Tool,
     ToolCall,
     Toolset,
+    hookimpl,
     tool,
 )
+from toolplug.testing import registry_from
 
 BIG = "".join(f"line {i:05d} " + "x" * 40 + "\n" for i in range(2000))  # ~102k characters
 
@@ -263,3 +266,41 @@ def test_toolplug_call_takes_an_output_budget_and_keeps_the_file(
         assert path.read_text() == expected  # kept after the process ended
     finally:
         shutil.rmtree(path.parent)
+
+
+class Watcher:
+    """A plugin whose tool_call wrapper records what it saw and adds a line."""
+
+    __name__ = "watcher"
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
+        register(produce)
+
+    @hookimpl(wrapper=True)
+    def tool_call(self, tool: Any, action: Any) -> Generator[None, Observation, Observation]:
+        observation = yield
+        self.seen.append(len(observation.text))
+        return Observation.from_text(observation.text + "\nchecked by the watcher")
+
+
+def test_hooks_see_the_whole_result_and_what_they_add_is_budgeted_too() -> None:
+    watcher = Watcher()
+    with Toolset.load(["produce"], registry=registry_from(watcher), budget=1_000) as tools:
+        text = tools.call("produce", {"size": 50_000}).text
+    assert watcher.seen == [50_000]  # a guard judges the real result
+    assert text.endswith("checked by the watcher") and "output budget (1,000)" in text
+    assert spilled_path(text).name.endswith("-produce.txt")
+
+
+def test_a_tool_name_cannot_lead_the_spill_file_elsewhere(tmp_path: Path) -> None:
+    sly = produce.bind_hooks(None)
+    sly.name = "../../escape/me"
+    folder = tmp_path / "spill"
+    with Toolset([sly], budget=Budget(chars=1_000, folder=folder, keep=True)) as tools:
+        path = spilled_path(tools.call("../../escape/me", {"size": 5_000}).text)
+    assert path.parent == folder and path.read_text() == BIG[:5_000]
+    assert [p.name for p in tmp_path.iterdir()] == ["spill"]
