@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from timing import Stopwatch, lower_quartile, report, save
 from toolplug import Toolset, tool
@@ -24,7 +24,9 @@ def listing(n: int) -> str:
     return TEXT[:n]
 
 
-def alternated(runs: dict[str, Callable[[], object]], rounds: int, number: int) -> dict[str, float]:
+def alternated(
+    runs: Mapping[str, Callable[[], object]], rounds: int, number: int
+) -> dict[str, float]:
     """CPU seconds per call of each run: this thread's, so the machine's other work
     does not count, and the lower quartile, as noise only ever adds time. The runs are
     alternated round by round, their order reversed every other round."""
