@@ -304,3 +304,19 @@ def test_a_tool_name_cannot_lead_the_spill_file_elsewhere(tmp_path: Path) -> Non
         path = spilled_path(tools.call("../../escape/me", {"size": 5_000}).text)
     assert path.parent == folder and path.read_text() == BIG[:5_000]
     assert [p.name for p in tmp_path.iterdir()] == ["spill"]
+
+
+def test_a_refused_block_stays_in_view_when_the_text_is_cut_too() -> None:
+    huge = ImageContent.from_bytes(b"\0" * 3_000, "image/png")
+
+    @tool
+    def report() -> list[TextContent | ImageContent]:
+        """A long text and a huge image."""
+        return [TextContent(text=BIG), huge]
+
+    with Toolset([report], budget=Budget(chars=1_000, block_bytes=1_000)) as tools:
+        result = tools.call("report")
+    text, refusal = result.content
+    assert isinstance(text, TextContent) and "output budget (1,000)" in text.text
+    assert isinstance(refusal, TextContent) and "image (image/png) of" in refusal.text
+    assert spilled_path(text.text).name.endswith("-report.txt")

@@ -76,7 +76,9 @@ class Budget:
 
     def __post_init__(self) -> None:
         for what, value in [("chars", self.chars), *self.per_tool.items()]:
-            if value is not None and (isinstance(value, bool) or value < 1):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1
+            ):
                 raise ValueError(f"Budget: {what} must be a positive number of characters")
         if self.total_bytes < 1 or self.block_bytes < 1:
             raise ValueError("Budget: total_bytes and block_bytes must be positive")
@@ -135,7 +137,7 @@ class Spill:
         # The common case, a plain observation within the budget, is on every call of
         # every tool: kept to a few attribute reads and one pass over the blocks.
         budget = self.budget
-        if budget.per_tool:
+        if budget.per_tool:  # Budget.limit_for, its common case inlined
             limit = budget.limit_for(tool)
         else:
             limit = None if tool.bounds_output else budget.chars
@@ -170,14 +172,17 @@ class Spill:
                 oversized = True
         if not oversized and (limit is None or size <= limit):
             return observation
-        kept: list[ContentBlock] = [
-            _refused(block, self.budget.block_bytes)
-            if not isinstance(block, TextContent) and _block_bytes(block) > self.budget.block_bytes
-            else block
-            for block in blocks
-        ]
+        kept = list(blocks)
         if limit is not None and size > limit:
             kept = self._cut_text(tool.name, kept, limit)
+        if oversized:
+            kept = [
+                _refused(block, self.budget.block_bytes)
+                if not isinstance(block, TextContent)
+                and _block_bytes(block) > self.budget.block_bytes
+                else block
+                for block in kept
+            ]
         return _replaced(observation, kept)
 
     def _cut_text(
