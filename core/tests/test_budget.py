@@ -320,3 +320,11 @@ def test_a_refused_block_stays_in_view_when_the_text_is_cut_too() -> None:
     assert isinstance(text, TextContent) and "output budget (1,000)" in text.text
     assert isinstance(refusal, TextContent) and "image (image/png) of" in refusal.text
     assert spilled_path(text.text).name.endswith("-report.txt")
+
+
+def test_a_tool_added_later_takes_the_toolsets_budget() -> None:
+    with Toolset([], budget=1_000) as tools:
+        tools.update(add=[produce.bind_hooks(None)])
+        assert "output budget (1,000)" in tools.call("produce", {"size": 5_000}).text
+        tools.add(also_produce.bind_hooks(None))
+        assert "output budget (1,000)" in tools.call("also_produce", {"size": 5_000}).text
