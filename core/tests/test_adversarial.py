@@ -864,3 +864,30 @@ def test_a_toolset_refuses_handlers_that_are_not_handlers() -> None:
         Toolset.load([], registry=registry, roots="/srv/data")
     with pytest.raises(TypeError, match=r"Handlers\(on_log=\.\.\.\) must be a function"):
         Toolset.load([], registry=registry, on_log="print")  # type: ignore[arg-type]
+
+
+# -- the output budget (toolplug.budget) ---------------------------------------------------
+
+
+def test_a_hostile_result_is_budgeted_without_raising(tmp_path: Path) -> None:
+    from toolplug import Budget, tool
+
+    # Lone surrogates, NULs, no line break at all, and a text block in a subclass.
+    class Sneaky(TextContent):
+        pass
+
+    hostile = ("\ud800\x00" + "z" * 997) * 500
+
+    @tool
+    def flood() -> Observation:
+        """Return half a million hostile characters, twice."""
+        return Observation(content=[TextContent(text=hostile), Sneaky(text=hostile)])
+
+    folder = tmp_path / "spill"
+    with Toolset([flood], budget=Budget(chars=2_000, folder=folder, keep=True)) as tools:
+        result = tools.call("flood")
+    assert not result.is_error and "cut here by the output budget (2,000)" in result.text
+    assert len(result.text) < 2_100
+    [spilled] = folder.iterdir()
+    saved = spilled.read_bytes().decode("utf-8")  # valid UTF-8, whole
+    assert len(saved) > 1_000_000 and saved.count("\x00") == 1_000

@@ -35,6 +35,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.context": ("ToolContext", "Tool"),
     "toolplug.registry": ("ToolRegistry",),
     "toolplug.toolset": ("Toolset", "ToolChange"),
+    "toolplug.budget": ("Budget",),
     "toolplug.interaction": ("Handlers",),
     "toolplug.errors": (
         "ToolError",
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
         describe_schema as describe_schema,
         parse_arguments as parse_arguments,
     )
+    from toolplug.budget import Budget as Budget
     from toolplug.compose import ComposedResult as ComposedResult
     from toolplug.content import (
         AudioContent as AudioContent,

@@ -390,6 +390,14 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, Any]:
     help="Exit with the tool's own status: the observation's exit_code (a shell "
     "command's), else 1 for an error observation, else 0.",
 )
+@click.option(
+    "--output-budget",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="CHARS",
+    help="Cut a result longer than CHARS characters to its head and tail; the whole "
+    "is saved in a file the result names, left in place (docs/context.md).",
+)
 @plugins_option
 @json_option
 def call(
@@ -399,6 +407,7 @@ def call(
     workspace: Path | None,
     timeout: float | None,
     pass_status: bool,
+    output_budget: int | None,
     plugins: str | None,
     as_json: bool,
 ) -> None:
@@ -446,6 +455,11 @@ def call(
         _fail(str(exc))  # an unknown name: the factories are named apart from the tools
         return
     with found as tool:
+        if output_budget is not None:
+            from toolplug.budget import Budget, Spill
+
+            # The process ends with the call: the spill file is kept for the reader.
+            tool._spill = Spill(Budget(chars=output_budget, keep=True))
         observation = tool.call(parsed, timeout=timeout)
     if as_json:
         from toolplug._text import json_for_terminal

@@ -18,6 +18,7 @@ from toolplug.schema import clean_schema, with_security_risk
 if TYPE_CHECKING:
     from pluggy import HookCaller
 
+    from toolplug.budget import Spill
     from toolplug.context import ToolContext
 
 
@@ -67,8 +68,15 @@ class ToolDefinition(Generic[A, O]):
     failures and timeouts come back as error observations a model can act on.
     """
 
+    #: Whether the tool keeps its own output within bounds (a streaming cap, pages):
+    #: the toolset's output budget (:mod:`toolplug.budget`) then leaves its results
+    #: alone, unless the host gives this tool a budget of its own by name.
+    bounds_output: bool = False
+
     # Class-level defaults, for subclasses whose __init__ does not call this one.
     _hooks: HookCaller | None = None
+    #: The output budget of the toolset the tool is in (set by :meth:`Toolset.add`).
+    _spill: Spill | None = None
     _context: ToolContext | None = None
     _run_with: Runner | None = None
 

@@ -6,6 +6,10 @@ built once per executor: it looks at the executor one time (a plain function or 
 callers and one from async callers, so a call takes a single path with no ladder of
 cases on it.
 
+The toolset's output budget (`toolplug.budget`) is applied here, last, to what the
+model will see: after the tool and the hooks, so a guard judges the real result and
+what a hook adds is held to the budget too.
+
 The promise kept here: a call never raises. Bad arguments, a failing or misbehaving
 executor, a timeout and a failing hook all come back as error observations.
 
@@ -120,7 +124,9 @@ class Runner:
                 observation = self.run(tool.name, action, limit)
             else:
                 observation = _call_hook(hooks, tool, _Pending(self, action, limit, None))
-            return _with_notes(observation, notes) if notes else observation
+            if notes:
+                observation = _with_notes(observation, notes)
+            return observation if tool._spill is None else tool._spill.apply(tool, observation)
         except (Exception, SystemExit) as exc:  # a broken parse_action or observation
             return failed(tool.name, exc)
 
@@ -140,7 +146,9 @@ class Runner:
 
                 pending = _Pending(self, action, limit, asyncio.get_running_loop())
                 observation = await _acall_hook(hooks, tool, pending)
-            return _with_notes(observation, notes) if notes else observation
+            if notes:
+                observation = _with_notes(observation, notes)
+            return observation if tool._spill is None else tool._spill.apply(tool, observation)
         except (Exception, SystemExit) as exc:
             return failed(tool.name, exc)
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from toolplug.budget import DEFAULT_BUDGET, Budget, Spill, as_budget
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
 from toolplug.errors import ToolError
@@ -85,6 +86,12 @@ class Toolset(Mapping[str, AnyTool]):
     questions go to them during every call made through the toolset (see
     :mod:`toolplug.interaction`).
 
+    ``budget`` (a :class:`~toolplug.Budget`, a number of characters, or ``None`` for
+    none) holds every tool's result to an output budget: a longer text reaches the
+    model as its head and tail, and the whole is saved in a spill folder removed when
+    the toolset closes (see :mod:`toolplug.budget`). A tool belongs to one toolset: it
+    takes that toolset's budget when added.
+
     Reading it from several threads while another calls :meth:`add` or :meth:`update`
     is safe: ``items()``, ``values()``, ``keys()`` and iteration each see one whole
     state, before or after. Copy it with ``dict(toolset.items())``: ``dict(toolset)``
@@ -97,8 +104,13 @@ class Toolset(Mapping[str, AnyTool]):
         *,
         formats: FormatRegistry | None = None,
         handlers: Handlers | None = None,
+        budget: Budget | int | None = DEFAULT_BUDGET,
     ) -> None:
         self._contents = _Contents()
+        chosen = as_budget(budget)
+        #: The output budget at work (``None``: results are never cut); see
+        #: :mod:`toolplug.budget`.
+        self.spill: Spill | None = None if chosen is None else Spill(chosen)
         self._closed = False
         # What update() took out (closed with the rest) and what it changed.
         self._retired: list[AnyTool] = []
@@ -134,6 +146,7 @@ class Toolset(Mapping[str, AnyTool]):
         on_elicit: Callable[..., Any] | None = None,
         on_sample: Callable[..., Any] | None = None,
         roots: Iterable[str | Path] = (),
+        budget: Budget | int | None = DEFAULT_BUDGET,
     ) -> Toolset:
         """Create the named tools (all registered tools when ``specs`` is ``None``).
 
@@ -167,7 +180,7 @@ class Toolset(Mapping[str, AnyTool]):
         shortcuts for one more ``Handlers`` merged on top of those
         (:meth:`~toolplug.Handlers.merged`). The tools' context
         carries the result too (``ToolContext.handlers``), for tools that need the
-        handlers between calls.
+        handlers between calls. ``budget`` is the output budget (see :class:`Toolset`).
         """
         parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
         if context is None:
@@ -192,7 +205,7 @@ class Toolset(Mapping[str, AnyTool]):
             registry.apply_settings(with_policy(settings, policy), approver)
         if context.handlers is not chosen:
             context = replace(context, handlers=chosen)
-        toolset = cls(formats=registry.formats, handlers=chosen)
+        toolset = cls(formats=registry.formats, handlers=chosen, budget=budget)
         if parsed is None:
             # Everything: a name two plugins registered is left out, and said so.
             clashes = registry.clashes()
@@ -241,6 +254,7 @@ class Toolset(Mapping[str, AnyTool]):
                 if alias != tool.name and alias not in tools:
                     taken.setdefault(alias, tool.name)
             self._contents = _Contents(MappingProxyType(tools), MappingProxyType(taken))
+        tool._spill = self.spill
         # A tool whose kind can come and go while it runs (an MCP server's tools)
         # learns its toolset, to bring the changes with update().
         added_to = getattr(tool, "added_to", None)
@@ -272,6 +286,7 @@ class Toolset(Mapping[str, AnyTool]):
                 if tool.name in tools:
                     raise ToolError(f"two tools in one toolset are named '{tool.name}'")
                 tools[tool.name] = tool
+                tool._spill = self.spill
             self._retired.extend(now.tools[name] for name in gone if name in now.tools)
             names = {tool.name for tool in added}
             changes = [ToolChange("changed" if name in gone else "added", name) for name in names]
@@ -496,13 +511,16 @@ class Toolset(Mapping[str, AnyTool]):
     # -- lifetime --------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close every tool's executor, once (those :meth:`update` removed too)."""
+        """Close every tool's executor, once (those :meth:`update` removed too), and
+        remove the output budget's spill files (unless it keeps them)."""
         with self._update_lock:
             if self._closed:
                 return
             self._closed = True
         for tool in [*self._contents.tools.values(), *self._retired]:
             tool.close()
+        if self.spill is not None:
+            self.spill.close()
 
     async def aclose(self) -> None:
         """Close every tool's executor, once, concurrently."""
@@ -512,6 +530,8 @@ class Toolset(Mapping[str, AnyTool]):
             self._closed = True
         tools = [*self._contents.tools.values(), *self._retired]
         await asyncio.gather(*(tool.aclose() for tool in tools))
+        if self.spill is not None:
+            self.spill.close()
 
     def __enter__(self) -> Toolset:
         return self

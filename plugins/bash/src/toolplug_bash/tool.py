@@ -28,6 +28,10 @@ ANNOTATIONS = ToolAnnotations(
 class BashTool(ToolDefinition[BashAction, BashObservation]):
     """The ``bash`` tool: one persistent shell session per created instance."""
 
+    #: The output is capped while it streams (see the executor), so the toolset's
+    #: output budget leaves it alone.
+    bounds_output = True
+
     @classmethod
     def create(
         cls,

@@ -22,6 +22,9 @@ class GrepTool(ToolDefinition[GrepAction, GrepObservation]):
     #: Made per session only to take its params; it keeps nothing between calls, so
     #: ``toolplug mcp serve --stateless`` may share one instance across every caller.
     stateless: ClassVar[bool] = True
+    #: Results come in pages of ``limit`` with long lines cut, so the toolset's output
+    #: budget leaves them alone.
+    bounds_output = True
 
     @classmethod
     def create(
