@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from core_test_tools import make_echo_tool
-from toolplug import Toolset
+from toolplug import Toolset, tool
 from toolplug.tokens import ENCODING, INSTALL, count, count_definitions
 
 # A plugin with two tools of known definitions.
@@ -70,8 +70,19 @@ def test_each_tool_is_its_compact_json_and_the_total_is_the_sum() -> None:
         assert counts.total == count(compact)
 
 
+def _shout(text: str, times: int | None = None) -> str:
+    """Say the text louder.
+
+    Args:
+        text: What to say.
+        times: How many times (once when left out).
+    """
+    return text.upper() * (times or 1)
+
+
 def test_a_set_sums_its_parts_and_strict_costs_more() -> None:
-    with Toolset.load(workspace=Path.cwd()) as toolset:
+    # Two tools of the core's own: the core env has no plugin installed.
+    with Toolset([make_echo_tool(), tool(_shout)]) as toolset:
         counts = count_definitions(toolset, "openai")
         assert list(counts.tools) == list(toolset.keys())
         assert counts.total == sum(counts.tools.values()) > 0
