@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from toolplug.errors import LimitError, LimitWarning, limit_report
@@ -68,30 +68,27 @@ _OPENAI_STRICT = (
 )
 _OPENAI_NAME = r"[a-zA-Z0-9_-]{1,64}"
 
+_OPENAI_CHAT = FormatLimits(
+    max_tools=128,
+    max_tools_source="OpenAI API reference, Chat Completions `tools`: "
+    "'A max of 128 functions are supported'",
+    name_pattern=_OPENAI_NAME,
+    name_source="OpenAI API reference, function `name`",
+    strict_max_properties=5000,
+    strict_max_depth=10,
+    strict_max_enum_values=1000,
+    strict_source=_OPENAI_STRICT,
+)
+
 #: Every known cap, by export format name. Formats not listed (``mcp``, ``toolplug``,
 #: a plugin's) are not checked.
 LIMITS: Mapping[str, FormatLimits] = {
-    "openai": FormatLimits(
-        max_tools=128,
-        max_tools_source="OpenAI API reference, Chat Completions `tools`: "
-        "'A max of 128 functions are supported'",
-        name_pattern=_OPENAI_NAME,
-        name_source="OpenAI API reference, function `name`",
-        strict_max_properties=5000,
-        strict_max_depth=10,
-        strict_max_enum_values=1000,
-        strict_source=_OPENAI_STRICT,
-    ),
-    "responses": FormatLimits(
-        max_tools=128,
+    "openai": _OPENAI_CHAT,
+    # The Responses API takes the same functions under the same caps.
+    "responses": replace(
+        _OPENAI_CHAT,
         max_tools_source="OpenAI function calling guide: the same 128-function cap "
         "as Chat Completions",
-        name_pattern=_OPENAI_NAME,
-        name_source="OpenAI API reference, function `name`",
-        strict_max_properties=5000,
-        strict_max_depth=10,
-        strict_max_enum_values=1000,
-        strict_source=_OPENAI_STRICT,
     ),
     "anthropic": FormatLimits(
         max_tools=None,

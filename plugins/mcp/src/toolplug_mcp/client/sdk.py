@@ -307,10 +307,7 @@ class SdkClient:
                 allow_input_required=True,
             )
 
-        first = await self.monitored(send(None, None))
-        result: mcp_types.ReadResourceResult = await self.monitored(
-            self.drive_input_required(first, send)
-        )
+        result: mcp_types.ReadResourceResult = await self.request_with_rounds(send)
         return result
 
     async def get_prompt(self, name: str, arguments: dict[str, Any]) -> mcp_types.GetPromptResult:
@@ -335,11 +332,15 @@ class SdkClient:
                 allow_input_required=True,
             )
 
-        first = await self.monitored(send(None, None))
-        result: mcp_types.GetPromptResult = await self.monitored(
-            self.drive_input_required(first, send)
-        )
+        result: mcp_types.GetPromptResult = await self.request_with_rounds(send)
         return result
+
+    async def request_with_rounds(
+        self, send: Callable[[Any, str | None], Coroutine[Any, Any, Any]]
+    ) -> Any:
+        """Send a request (``send(None, None)``) and drive its input-required rounds."""
+        first = await self.monitored(send(None, None))
+        return await self.monitored(self.drive_input_required(first, send))
 
     async def drive_input_required(
         self, first: Any, retry: Callable[[Any, str | None], Coroutine[Any, Any, Any]]
