@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -52,3 +54,21 @@ def install_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
     yield install  # type: ignore[misc]
     for name in [m for m in sys.modules if m.startswith("tp_test_")]:
         del sys.modules[name]
+
+
+def run_toolplug(
+    *args: str, cwd: Path, paths: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m toolplug ARGS`` in a subprocess: ``paths`` first on its PYTHONPATH (an
+    `install_dist` site's parent, say), ``TOOLPLUG_PLUGINS`` cleared, ``env`` added."""
+    full = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
+    full["PYTHONPATH"] = os.pathsep.join([*paths, full.get("PYTHONPATH", "")])
+    full.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "toolplug", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=cwd,
+        timeout=120,
+    )

@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_toolplug
 from pydantic import Field, create_model
 from toolplug import Action, Observation, ToolDefinition, Toolset
 from toolplug.limits import LIMITS, LimitError, LimitWarning, check, states
@@ -60,17 +59,7 @@ def toolplug(install_dist: Any, tmp_path: Path) -> Any:
     site = install_dist("toolplug-many", "0.1.0", {"many": "tp_test_many"}, {"tp_test_many": MANY})
 
     def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        full = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
-        full["PYTHONPATH"] = os.pathsep.join([str(site.parent), full.get("PYTHONPATH", "")])
-        full.update(env)
-        return subprocess.run(
-            [sys.executable, "-m", "toolplug", *args],
-            capture_output=True,
-            text=True,
-            env=full,
-            cwd=tmp_path,
-            timeout=120,
-        )
+        return run_toolplug(*args, cwd=tmp_path, paths=(str(site.parent),), env=env)
 
     return run
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_toolplug
 from core_test_tools import make_echo_tool
 from toolplug import Toolset, tool
 from toolplug.tokens import ENCODING, INSTALL, count, count_definitions
@@ -35,18 +34,7 @@ def toolplug(install_dist: Any, tmp_path: Path) -> Any:
     site = install_dist("toolplug-two", "0.1.0", {"two": "tp_test_two"}, {"tp_test_two": TWO})
 
     def run(*args: str, pythonpath: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k != "TOOLPLUG_PLUGINS"}
-        env["PYTHONPATH"] = os.pathsep.join(
-            [*pythonpath, str(site.parent), env.get("PYTHONPATH", "")]
-        )
-        return subprocess.run(
-            [sys.executable, "-m", "toolplug", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=120,
-        )
+        return run_toolplug(*args, cwd=tmp_path, paths=(*pythonpath, str(site.parent)))
 
     return run
 
