@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,12 +17,13 @@ def write_suite(folder: Path, body: str) -> Path:
     return folder
 
 
-def run_suites(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def run_suites(*args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(SCRIPT), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=300,
+        env={**os.environ, **env},
     )
 
 
@@ -60,3 +62,43 @@ def test_every_suite_passing_passes_and_arguments_reach_pytest(tmp_path: Path) -
 def test_no_suite_is_a_usage_error() -> None:
     result = run_suites()
     assert result.returncode == 2 and "run_suites.py" in result.stderr
+
+
+def test_a_failing_suite_leaves_a_digest_of_what_failed(tmp_path: Path) -> None:
+    failing = write_suite(
+        tmp_path / "failing",
+        "import pytest\n\n"
+        "def test_sum():\n    total = 1 + 1\n    assert total == 3, 'bad sum'\n\n"
+        "@pytest.fixture\ndef broken():\n    raise RuntimeError('no fixture')\n\n"
+        "def test_setup(broken):\n    pass\n",
+    )
+    passing = write_suite(tmp_path / "passing", "def test_yes():\n    pass\n")
+    digests = tmp_path / "digests"
+
+    result = run_suites(
+        failing,
+        passing,
+        "--",
+        "-p",
+        "no:cacheprovider",
+        TOOLPLUG_FAILURE_DIGEST=str(digests),
+        TOX_ENV_NAME="someenv",
+    )
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    # one digest, for the failing suite only, named after the env
+    (only,) = digests.iterdir()
+    assert only.name.startswith("someenv--")
+    text = only.read_text()
+    lines = text.splitlines()
+    assert lines[0] == f"someenv | {failing}: pytest exit status 1"
+    # each failed test: its name, its assertion lines, where it failed
+    assert "  test_sum" in lines
+    assert "AssertionError: bad sum" in text and "assert 2 == 3" in text
+    assert "test_it.py:5: AssertionError" in text
+    assert "ERROR at setup of test_setup" in text and "RuntimeError: no fixture" in text
+    # and pytest's own one-line summary of each
+    assert any(line.startswith("FAILED ") and "test_sum" in line for line in lines)
+    assert any(line.startswith("ERROR ") and "test_setup" in line for line in lines)
+    # short: the passing test's output and the session header are not in it
+    assert "test session starts" not in text and len(lines) < 20
