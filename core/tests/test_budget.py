@@ -149,6 +149,22 @@ def test_keep_leaves_the_files_and_a_hosts_folder_stays(tmp_path: Path) -> None:
     assert (mine / "notes.txt").read_text() == "the host's own file"
 
 
+def test_toolsets_sharing_a_folder_keep_their_files_apart(tmp_path: Path) -> None:
+    # Every session of `toolplug mcp serve --output-folder` spills into one folder: a
+    # second toolset's first file must not replace the first toolset's first file.
+    shared = tmp_path / "tool-output"
+    with (
+        Toolset([produce], budget=Budget(chars=1_000, folder=shared)) as first,
+        Toolset([also_produce], budget=Budget(chars=1_000, folder=shared)) as second,
+    ):
+        one = spilled_path(first.call("produce", {"size": 5_000}).text)
+        two = spilled_path(second.call("also_produce", {"size": 7_000}).text)
+        assert one != two
+        assert one.read_text() == BIG[:5_000] and two.read_text() == BIG[:7_000]
+        first.close()  # one session ends: the other's file stays
+        assert not one.exists() and two.read_text() == BIG[:7_000]
+
+
 def test_an_unwritable_spill_folder_does_not_raise(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

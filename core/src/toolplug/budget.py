@@ -16,10 +16,12 @@ owns one :class:`Spill` and removes it when it closes (unless ``keep``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import threading
@@ -123,6 +125,9 @@ class Spill:
         self._files: deque[tuple[Path, int]] = deque()  # oldest first, with sizes
         self._total = 0
         self._count = 0
+        # Several toolsets may spill into one folder a host names (every session of
+        # `toolplug mcp serve`): a tag of their own keeps their file names apart.
+        self._tag = secrets.token_hex(4)
         self._closed = False
 
     @property
@@ -222,7 +227,7 @@ class Spill:
             try:
                 folder = self._ensure_folder()
                 self._count += 1
-                path = folder / f"{self._count:05d}-{_safe_name(name)}.txt"
+                path = folder / f"{self._tag}-{self._count:05d}-{_safe_name(name)}.txt"
                 _write_private(path, data)
             except OSError as exc:
                 log.warning("output budget: could not save the output of %s: %s", name, exc)
@@ -261,8 +266,13 @@ class Spill:
                 _unlink(path)
             self._files.clear()
             self._total = 0
-            if self._made_folder:
-                shutil.rmtree(self._folder, ignore_errors=True)
+            if self._made_folder and self.budget.folder is None:
+                shutil.rmtree(self._folder, ignore_errors=True)  # private: all ours
+            elif self._made_folder:
+                # A host's folder this toolset made may hold other toolsets' files by
+                # now: it goes only once it is empty.
+                with contextlib.suppress(OSError):
+                    self._folder.rmdir()
 
 
 # -- helpers ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from toolplug.budget import DEFAULT_CHARS, Budget
 from toolplug.guard_options import OptionsCommand, given_settings
 
 from toolplug_mcp.client.config import CONFIG_ENV_VAR
@@ -228,6 +229,19 @@ def _seconds(value: float) -> float:
     return value
 
 
+def _output_budget(value: str | None) -> int | None:
+    """``--output-budget``: a positive number of characters, or ``off``."""
+    if value is None or value.strip().lower() == "off":
+        return None
+    try:
+        chars = int(value)
+    except ValueError:
+        chars = 0
+    if chars < 1:
+        raise click.BadParameter(f"{value!r} is neither a positive number of characters nor 'off'")
+    return chars
+
+
 def _endpoint_path(value: str) -> str:
     if not value.startswith("/"):
         raise click.BadParameter(f"{value!r} must start with '/', as /mcp does")
@@ -329,6 +343,22 @@ def _endpoint_path(value: str) -> str:
     help="A param every session's instance of TOOL is created with, the value parsed as "
     "JSON when it can be (repeatable): --tool-param bash.max_processes=64.",
 )
+@click.option(
+    "--output-budget",
+    default=str(DEFAULT_CHARS),
+    show_default=True,
+    metavar="CHARS|off",
+    callback=lambda ctx, param, value: _output_budget(value),
+    help="Cut a result longer than CHARS characters to its head and tail, the whole "
+    "saved in a file the result names; 'off' never cuts (docs/context.md).",
+)
+@click.option(
+    "--output-folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the cut results' files go (default: a private temp folder per session). "
+    "A relative path is inside the workspace, where the served file tools can read them.",
+)
 @workspace_option
 def serve_command(
     plugins: str | None,
@@ -345,6 +375,8 @@ def serve_command(
     body_timeout: float,
     stateless: bool,
     tool_param_pairs: tuple[str, ...],
+    output_budget: int | None,
+    output_folder: Path | None,
     workspace: Path | None,
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
@@ -372,6 +404,14 @@ def serve_command(
         raise click.UsageError("--stateless is for --transport http (stdio serves one client)")
     tool_params = _tool_params(tool_param_pairs)
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
+    if output_folder is not None and output_budget is None:
+        raise click.UsageError(
+            "--output-folder is for a budget: it cannot go with --output-budget off"
+        )
+    budget = None
+    if output_budget is not None:
+        folder = context.workspace / output_folder if output_folder else None
+        budget = Budget(chars=output_budget, folder=folder)
     try:
         server, sessions, problems = build_server(
             plugins,
@@ -380,6 +420,7 @@ def serve_command(
             settings=given_settings(),
             tool_params=tool_params,
             stateless=stateless,
+            budget=budget,
         )
     except ToolError as exc:
         click.echo(f"Error: {exc}", err=True)

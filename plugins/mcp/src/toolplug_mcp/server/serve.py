@@ -35,6 +35,7 @@ from fastmcp.server.dependencies import get_context
 from fastmcp.tools.base import Tool, ToolResult
 from pydantic import PrivateAttr
 from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
+from toolplug.budget import DEFAULT_BUDGET, Budget
 from toolplug.formats import export_tool, render
 from toolplug.guards import with_policy
 
@@ -150,6 +151,7 @@ def build_server(
     settings: Mapping[str, Any] | None = None,
     tool_params: Mapping[str, Mapping[str, Any]] | None = None,
     stateless: bool = False,
+    budget: Budget | int | None = DEFAULT_BUDGET,
 ) -> tuple[FastMCP, SessionToolsets, list[str]]:
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
@@ -167,6 +169,11 @@ def build_server(
     With ``stateless``, every call is served by one toolset shared by all callers
     (:attr:`~toolplug_mcp.server.sessions.SessionToolsets.shared`); a tool that keeps
     state per session (:func:`~toolplug_mcp.server.sessions.stateful_tools`) is refused.
+
+    ``budget`` is each session's output budget (:mod:`toolplug.budget`): a
+    :class:`~toolplug.Budget`, a number of characters, or ``None`` for none. Give it a
+    ``folder`` inside the served workspace, so that the served file tools can read the
+    files its markers name.
 
     Returns the server, the sessions (close them with ``close_all`` on shutdown), and
     the problems met while loading (a tool that cannot be created is left out). Raises
@@ -230,7 +237,7 @@ def build_server(
         dereference_schemas=False,
     )
     protocol.install(server)
-    sessions = SessionToolsets(registry, specs, context, idle_timeout)
+    sessions = SessionToolsets(registry, specs, context, idle_timeout, budget)
     sessions.shared = stateless
     try:
         for definition in templates:

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolplug import Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
+from toolplug.budget import DEFAULT_BUDGET, Budget
 
 from toolplug_mcp.server import relay
 from toolplug_mcp.server.security import TOKEN_ENV_VAR
@@ -138,12 +139,15 @@ class SessionToolsets:
         specs: Sequence[ToolSpec],
         context: ToolContext,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        budget: Budget | int | None = DEFAULT_BUDGET,
     ) -> None:
         self.registry = registry
         self.specs = list(specs)
         self.context = client_context(context)
         #: Handed to the SDK's session manager, which ends idle HTTP sessions.
         self.idle_timeout = idle_timeout
+        #: Each session's output budget (:mod:`toolplug.budget`).
+        self.budget = budget
         #: Set when one toolset serves every call: over stdio (the process serves exactly
         #: one client), and under ``--stateless`` (the tools keep no state).
         self.shared = False
@@ -184,6 +188,7 @@ class SessionToolsets:
             registry=self.registry,
             context=self.context,
             handlers=relay.HANDLERS,
+            budget=self.budget,
         )
         if self._closed:  # shut down while the tools were being created
             await toolset.aclose()
