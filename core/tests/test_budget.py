@@ -344,3 +344,41 @@ def test_a_tool_added_later_takes_the_toolsets_budget() -> None:
         assert "output budget (1,000)" in tools.call("produce", {"size": 5_000}).text
         tools.add(also_produce.bind_hooks(None))
         assert "output budget (1,000)" in tools.call("also_produce", {"size": 5_000}).text
+
+
+def test_a_budget_in_tokens_cuts_by_tokens() -> None:
+    from toolplug.tokens import count
+
+    with Toolset([produce], budget=Budget(tokens=500)) as tools:
+        assert tools.spill is not None and tools.spill.budget.unit == "tokens"
+        text = tools.call("produce", {"size": len(BIG)}).text
+        assert "tokens cut here by the output budget (500)" in text
+        assert count(text) <= 505  # the budget, the marker included (give or take a digit)
+        assert text.startswith("line 00000 ")
+        assert spilled_path(text).read_text() == BIG
+        # Within the budget in tokens though over it in characters: the result as it came.
+        small = BIG[:1_500]
+        assert len(small) > 500 and count(small) < 500
+        assert tools.call("produce", {"size": 1_500}).text == small
+
+
+def test_a_token_budget_never_splits_a_character_into_garbage() -> None:
+    @tool
+    def emoji() -> str:
+        """Many characters of several bytes each."""
+        return "日本語のテキスト 😀🎉 " * 2_000
+
+    with Toolset([emoji], budget=Budget(tokens=200)) as tools:
+        result = tools.call("emoji", {})
+    assert not result.is_error
+    assert "tokens cut here by the output budget (200)" in result.text
+    assert result.text.startswith("日本語")
+
+
+def test_a_token_budget_takes_per_tool_in_tokens_and_refuses_bad_values() -> None:
+    budget = Budget(tokens=1_000, per_tool={"produce": 300})
+    assert budget.limit_for(produce) == 300 and budget.limit_for(also_produce) == 1_000
+    with pytest.raises(ValueError, match="tokens must be a positive number of tokens"):
+        Budget(tokens=0)
+    with pytest.raises(ValueError, match="produce must be a positive number of tokens"):
+        Budget(tokens=100, per_tool={"produce": -1})

@@ -61,8 +61,11 @@ class Budget:
     """How much of a tool's result the model gets, and where the rest goes.
 
     ``chars`` is the budget for every tool's text, in characters (``None``: no limit);
-    ``per_tool`` overrides it by tool name (``None`` there: that tool is never cut; a
-    number there also applies to a tool that bounds its own output). ``folder`` is the
+    ``tokens``, when given, takes its place: the budget is then counted in o200k_base
+    tokens (:mod:`toolplug.tokens`, the ``toolplug[tokens]`` extra), ``chars`` is not
+    used, and the marker counts tokens. ``per_tool`` overrides the budget by tool name,
+    in the same unit (``None`` there: that tool is never cut; a number there also
+    applies to a tool that bounds its own output). ``folder`` is the
     spill folder (default: a private temp folder made on the first spill); ``keep``
     leaves the spill files in place when the toolset closes; ``total_bytes`` caps the
     spill files together (past it, the oldest go); ``block_bytes`` caps each non-text
@@ -75,22 +78,36 @@ class Budget:
     keep: bool = False
     total_bytes: int = DEFAULT_TOTAL_BYTES
     block_bytes: int = DEFAULT_BLOCK_BYTES
+    tokens: int | None = None
 
     def __post_init__(self) -> None:
-        for what, value in [("chars", self.chars), *self.per_tool.items()]:
+        unit = "tokens" if self.tokens is not None else "characters"
+        given = [("tokens", self.tokens)] if self.tokens is not None else [("chars", self.chars)]
+        for what, value in [*given, *self.per_tool.items()]:
             if value is not None and (
                 not isinstance(value, int) or isinstance(value, bool) or value < 1
             ):
-                raise ValueError(f"Budget: {what} must be a positive number of characters")
+                raise ValueError(f"Budget: {what} must be a positive number of {unit}")
         if self.total_bytes < 1 or self.block_bytes < 1:
             raise ValueError("Budget: total_bytes and block_bytes must be positive")
+        if self.tokens is not None:
+            from toolplug.tokens import count
+
+            count("")  # no tokenizer: TokenizerMissing now, saying what to install
+
+    @property
+    def unit(self) -> str:
+        """What the budget counts: ``"characters"`` or ``"tokens"``."""
+        return "characters" if self.tokens is None else "tokens"
 
     def limit_for(self, tool: ToolDefinition[Any, Any]) -> int | None:
-        """The budget of ``tool``'s text in characters, or ``None`` for no cut."""
+        """The budget of ``tool``'s text in :attr:`unit`, or ``None`` for no cut."""
         per_tool = self.per_tool
         if per_tool and tool.name in per_tool:
             return per_tool[tool.name]
-        return None if tool.bounds_output else self.chars
+        if tool.bounds_output:
+            return None
+        return self.chars if self.tokens is None else self.tokens
 
 
 #: The budget a toolset has when none is given: :data:`DEFAULT_CHARS` characters.
@@ -142,11 +159,11 @@ class Spill:
         # The common case, a plain observation within the budget, is on every call of
         # every tool: kept to a few attribute reads and one pass over the blocks.
         budget = self.budget
-        if budget.per_tool:  # Budget.limit_for, its common case inlined
+        if budget.per_tool or budget.tokens is not None:
             limit = budget.limit_for(tool)
-        else:
+        else:  # Budget.limit_for, its common case inlined
             limit = None if tool.bounds_output else budget.chars
-        if type(observation) is Observation:
+        if type(observation) is Observation and budget.tokens is None:
             size = 0
             for block in observation.content:
                 if not isinstance(block, TextContent):
@@ -175,6 +192,12 @@ class Spill:
                 size += len(block.text)
             elif _block_bytes(block) > self.budget.block_bytes:
                 oversized = True
+        if self.budget.tokens is not None and limit is not None and size * 4 > limit:
+            # A token is at least one byte and a character at most four: only a text
+            # that may be over is counted.
+            size = _token_count("\n".join(b.text for b in blocks if isinstance(b, TextContent)))
+        elif self.budget.tokens is not None:
+            size = 0  # within the budget, whatever its exact count
         if not oversized and (limit is None or size <= limit):
             return observation
         kept = list(blocks)
@@ -201,15 +224,23 @@ class Spill:
         else:
             saved = f"The full output is in {where} (read or grep it for the rest)"
 
+        unit = self.budget.unit
+        measure = len if unit == "characters" else _token_count
+        total = measure(text)
+
         def marker(cut: int) -> str:
             return (
-                f"\n[... {cut:,} of {len(text):,} characters cut here by the output budget "
+                f"\n[... {cut:,} of {total:,} {unit} cut here by the output budget "
                 f"({limit:,}). {saved}. ...]\n"
             )
 
         # The marker's own length comes out of the budget (give or take a digit).
-        head, tail = _ends(text, max(limit - len(marker(len(text) - limit)), 2))
-        cut = len(text) - len(head) - len(tail)
+        room = max(limit - measure(marker(total - limit)), 2)
+        if unit == "characters":
+            head, tail = _ends(text, room)
+        else:
+            head, tail = _token_ends(text, room)
+        cut = total - measure(head) - measure(tail)
         others = [b for b in blocks if not isinstance(b, TextContent)]
         return [TextContent(text=head + marker(cut) + tail), *others]
 
@@ -279,10 +310,14 @@ class Spill:
 
 
 def _ends(text: str, room: int) -> tuple[str, str]:
-    """The head and the tail of ``text`` that fit in ``room`` characters, each ended at
-    a line break when one is near (so no line is shown half)."""
+    """The head and the tail of ``text`` that fit in ``room`` characters."""
     head = text[: room // 2]
-    tail = text[len(text) - (room - len(head)) :]
+    return _whole_lines(head, text[len(text) - (room - len(head)) :])
+
+
+def _whole_lines(head: str, tail: str) -> tuple[str, str]:
+    """``head`` and ``tail`` each ended at a line break when one is near (so no line is
+    shown half); cutting there only shortens them."""
     newline = head.rfind("\n")
     if newline >= len(head) * 4 // 5:
         head = head[: newline + 1]
@@ -290,6 +325,22 @@ def _ends(text: str, room: int) -> tuple[str, str]:
     if 0 <= newline <= len(tail) // 5:
         tail = tail[newline + 1 :]
     return head, tail
+
+
+def _token_count(text: str) -> int:
+    from toolplug.tokens import count
+
+    return count(text)
+
+
+def _token_ends(text: str, room: int) -> tuple[str, str]:
+    """:func:`_ends` counted in tokens: the head and tail that fit in ``room`` tokens."""
+    from toolplug.tokens import decode, encode
+
+    ids = encode(text)
+    head_ids = ids[: room // 2]
+    tail_ids = ids[len(ids) - (room - len(head_ids)) :]
+    return _whole_lines(decode(head_ids), decode(tail_ids))
 
 
 def _block_bytes(block: Any) -> int:

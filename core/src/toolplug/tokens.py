@@ -35,6 +35,8 @@ __all__ = [
     "TokenizerMissing",
     "count",
     "count_definitions",
+    "decode",
+    "encode",
 ]
 
 #: The encoding every count uses.
@@ -74,6 +76,18 @@ def _encoding() -> Any:
 def count(text: str) -> int:
     """Tokens in ``text`` (o200k_base; special-token text counts as plain text)."""
     return len(_encoding().encode_ordinary(text))
+
+
+def encode(text: str) -> list[int]:
+    """``text`` as o200k_base token ids (special-token text as plain text)."""
+    return list(_encoding().encode_ordinary(text))
+
+
+def decode(ids: list[int]) -> str:
+    """The text of o200k_base token ids; a character split between two cuts is
+    replaced by U+FFFD."""
+    data: bytes = _encoding().decode_bytes(ids)
+    return data.decode("utf-8", errors="replace")
 
 
 def _compact(value: Any) -> str:
