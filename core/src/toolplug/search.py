@@ -22,9 +22,9 @@ index and query always give the same answer (prompt caches depend on stable expo
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -49,16 +49,22 @@ MAX_PATTERN_LENGTH = 200
 #: What to install for :meth:`ToolIndex.search_regex`.
 REGEX_INSTALL = "pip install 'toolplug[regex]'"
 
-# BM25's constants: the usual ones; tuning them on the quality set moved nothing.
+# BM25F (Robertson and Zaragoza's field-weighted BM25): each field's term counts are
+# normalised by that field's own length, weighted, summed, then saturated once with k1.
+# A name says what a tool does in three words, a description in thirty, so one length
+# normaliser over both would let long descriptions drown their own names.
 _K1 = 1.2
-_B = 0.75
-# How many times a name's words count: a name says what a tool does in few words.
-_NAME_WEIGHT = 2
+#: field -> (weight, b): how much a match counts, and how much the field's length damps it.
+#: Descriptions range from four words to four hundred, so their length damps gently.
+_FIELDS: dict[str, tuple[float, float]] = {
+    "name": (3.0, 0.5),
+    "description": (1.0, 0.3),
+    "parameters": (0.5, 0.5),
+}
 
-# A word: letters or digits; camelCase and letter/digit boundaries split further below.
-_WORD = re.compile(r"[A-Za-z]+|[0-9]+")
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_NAME_SEPARATORS = re.compile(r"[\s_\-./:]+")
+# A word: a run of lowercase letters with at most one capital before it (so camelCase
+# splits), a run of capitals (an acronym), or a run of digits. Everything else separates.
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 # Words that carry no meaning about what a tool does, in queries or descriptions.
 _STOPWORD_TEXT = (
@@ -67,6 +73,38 @@ _STOPWORD_TEXT = (
     "when where which who will with you your"
 )
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# Words people and models use for the same action or thing: a query word also looks for
+# the others of its group, at half weight, so "make a folder" finds create_directory
+# while a tool that says "make" or "folder" itself still ranks first.
+_SYNONYM_GROUPS = (
+    "create make new add open start build",
+    "delete remove erase destroy drop",
+    "get fetch retrieve read show view",
+    "list show enumerate all",
+    "update edit change modify set",
+    "search find look lookup query locate",
+    "run execute exec invoke launch",
+    "send post message",
+    "download fetch save",
+    "upload put push",
+    "directory folder dir",
+    "file document",
+    "issue bug ticket",
+    "image picture photo screenshot",
+    "audio voice speech sound recording",
+    "weather rain snow sunny temperature forecast",
+    "distance far",
+    "drive car driving",
+    "type fill enter input",
+    "remember store memory",
+    "modified modification",
+    "email mail",
+    "meeting event appointment",
+    "repository repo",
+    "user person people member",
+)
+_SYNONYM_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -113,24 +151,29 @@ class ToolIndex:
 
     def _build(self, entries: Iterable[_Entry]) -> None:
         self._entries = list(entries)
-        # The inverted index: a term -> (entry number, term frequency) for each entry
-        # that has it; plus each entry's length normaliser, computed once.
-        postings: dict[str, list[tuple[int, int]]] = {}
-        lengths: list[int] = []
-        for number, entry in enumerate(self._entries):
-            terms = Counter(_document_terms(entry))
-            lengths.append(sum(terms.values()))
-            for term, frequency in terms.items():
-                postings.setdefault(term, []).append((number, frequency))
-        average = (sum(lengths) / len(lengths)) if lengths else 1.0
-        self._norms = [_K1 * (1 - _B + _B * length / (average or 1.0)) for length in lengths]
-        count = len(self._entries)
-        self._postings = postings
-        # Okapi's idf, floored at zero's neighbour so a term in every tool still counts.
-        self._idf = {
-            term: math.log(1 + (count - len(hits) + 0.5) / (len(hits) + 0.5))
-            for term, hits in postings.items()
+        fields = [_fields(entry) for entry in self._entries]
+        count = len(fields) or 1
+        averages = {
+            field: (sum(len(terms[field]) for terms in fields) / count) or 1.0 for field in _FIELDS
         }
+        # Each tool's weighted, length-normalised frequency of each of its terms.
+        frequencies: dict[str, list[tuple[int, float]]] = {}
+        for number, terms in enumerate(fields):
+            weighted: dict[str, float] = {}
+            for field, (weight, b) in _FIELDS.items():
+                words = terms[field]
+                # Each occurrence adds the field's weight over its length damping.
+                step = weight / (1 - b + b * len(words) / averages[field])
+                for term in words:
+                    weighted[term] = weighted.get(term, 0.0) + step
+            for term, frequency in weighted.items():
+                frequencies.setdefault(term, []).append((number, frequency))
+        # The inverted index holds each (tool, term)'s whole contribution to a score, so a
+        # query only adds up: idf (Okapi's, kept positive) times the saturated frequency.
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for term, hits in frequencies.items():
+            idf = math.log(1 + (count - len(hits) + 0.5) / (len(hits) + 0.5))
+            self._postings[term] = [(n, idf * f * (_K1 + 1) / (f + _K1)) for n, f in hits]
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -145,16 +188,10 @@ class ToolIndex:
             raise SearchError(
                 "the search query is empty: say in a few words what the tool should do"
             )
-        terms = _query_terms(query)
         scores: dict[int, float] = {}
-        for term in set(terms):
-            hits = self._postings.get(term)
-            if hits is None:
-                continue
-            idf = self._idf[term]
-            for number, frequency in hits:
-                gain = idf * frequency * (_K1 + 1) / (frequency + self._norms[number])
-                scores[number] = scores.get(number, 0.0) + gain
+        for term, weight in _query_terms(query).items():
+            for number, gain in self._postings.get(term, ()):
+                scores[number] = scores.get(number, 0.0) + weight * gain
         return self._best(scores, limit)
 
     def search_regex(self, pattern: str, *, limit: int = 5) -> list[SearchHit]:
@@ -190,62 +227,86 @@ class ToolIndex:
 
 
 def split_name(name: str) -> list[str]:
-    """A tool name's words, lowercased: split on ``_``, ``-``, ``.``, ``/``, ``:``,
-    camelCase and digits (``github__createPullRequest2`` -> github, create, pull,
-    request, 2)."""
-    words: list[str] = []
-    for part in _NAME_SEPARATORS.split(name):
-        words.extend(word.lower() for word in _CAMEL.findall(part))
-    return words
+    """A tool name's words, lowercased: split on ``_``, ``-``, ``.``, ``/``, any other
+    punctuation, camelCase and digits (``github__createPullRequest2`` -> github,
+    create, pull, request, 2)."""
+    return [word.lower() for word in _WORD.findall(name)]
 
 
-def _document_terms(entry: _Entry) -> list[str]:
-    name_terms = [_stem(word) for word in split_name(entry.name)]
-    terms = name_terms * _NAME_WEIGHT
-    terms.append(entry.name.lower())
-    terms.extend(_text_terms(entry.description))
-    for parameter in entry.parameters:
-        terms.extend(_stem(word) for word in split_name(parameter))
+def _fields(entry: _Entry) -> dict[str, list[str]]:
+    """A tool's terms, per field. The name field also holds the whole name, so a query
+    that types the name (``git_status``) matches it as one term too."""
+    name = [_term(word) for word in _WORD.findall(entry.name)]
+    name.append(entry.name.lower())
+    return {
+        "name": [term for term in name if term],
+        "description": _text_terms(entry.description),
+        "parameters": _text_terms(" ".join(entry.parameters)),
+    }
+
+
+def _query_terms(query: str) -> dict[str, float]:
+    """A query's terms with their weights: its words, the whole of each word typed as a
+    name (``git_status``), then its words' synonyms at a lower weight."""
+    terms = dict.fromkeys(_text_terms(query), 1.0)
+    for token in query.split():
+        token = token.strip(".,;:!?'\"`()")
+        if not token.isalnum():
+            terms[token.lower()] = 1.0
+    for term in list(terms):
+        for synonym in _synonyms().get(term, ()):
+            terms.setdefault(synonym, _SYNONYM_WEIGHT)
     return terms
 
 
-def _query_terms(query: str) -> list[str]:
-    # A word typed as a name (``git_status``) also matches the whole name.
-    whole = [
-        token.lower() for token in query.split() if _NAME_SEPARATORS.search(token.strip(".,;:!?"))
-    ]
-    return _text_terms(query) + whole
+@functools.lru_cache(maxsize=1)
+def _synonyms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group in _SYNONYM_GROUPS:
+        terms = {_term(word) for word in group.split()}
+        for term in terms:
+            table.setdefault(term, set()).update(terms - {term})
+    return {term: frozenset(others) for term, others in table.items()}
 
 
 def _text_terms(text: str) -> list[str]:
-    terms: list[str] = []
-    for token in _WORD.findall(text):
-        for word in _CAMEL.findall(token):
-            lowered = word.lower()
-            if lowered not in _STOPWORDS:
-                terms.append(_stem(lowered))
-    return terms
+    return [term for term in map(_term, _WORD.findall(text)) if term]
+
+
+@functools.lru_cache(maxsize=16384)
+def _term(word: str) -> str:
+    """A word as the index stores it: lowercased and stemmed; "" for a stopword."""
+    word = word.lower()
+    return "" if word in _STOPWORDS else _stem(word)
 
 
 def _stem(word: str) -> str:
-    """Fold the commonest English endings: enough to meet "issues" with "issue" and
-    "listing" with "list" without a stemmer's dependency. Not linguistics, just
-    consistent: queries and documents go through the same function."""
-    if len(word) <= 3 or word.isdigit():
+    """Fold the commonest English endings, enough to meet "issues" with "issue",
+    "staged" with "stage" and "running" with "run", without a stemmer's dependency.
+    Not linguistics, just consistent: queries and documents go through it alike."""
+    if len(word) <= 3 or not word.isalpha() or word in _KEEP:
         return word
-    for suffix, replacement in (
-        ("ies", "y"),
-        ("sses", "ss"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            return word[: -len(suffix)] + replacement
-    return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3 and not word.endswith("eed"):
+            if stem.endswith("i"):  # copied -> copy
+                stem = stem[:-1] + "y"
+            elif stem[-1] == stem[-2] and stem[-1] not in "lsz":  # running -> run
+                stem = stem[:-1]
+            word = stem
+            break
+    # "stage", "stages", "staged" and "staging" all end as "stag".
+    return word[:-1] if word.endswith("e") and len(word) > 4 else word
+
+
+# Words the stemmer would fold into another word's stem ("news" into "new").
+_KEEP = frozenset({"news", "always", "series", "species"})
 
 
 def _parameter_names(schema: dict[str, Any]) -> tuple[str, ...]:

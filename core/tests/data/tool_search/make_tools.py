@@ -2140,7 +2140,7 @@ def generated() -> list[dict[str, Any]]:
                 )
                 if op == "list":
                     name, op_params = (
-                        f"{prefix}__list_{thing}s",
+                        f"{prefix}__list_{things_.lower().replace(' ', '_')}",
                         {"limit": "Most results", "page": "Page"},
                     )
                 elif op == "get":
