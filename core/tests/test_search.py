@@ -226,6 +226,26 @@ def test_built_from_definitions_with_their_parameter_names() -> None:
     assert [hit.name for hit in index.search_regex("^days$")] == ["weather_forecast"]
 
 
+def test_parameter_names_are_the_exported_ones() -> None:
+    class Aliased(Action):
+        path_name: str = Field(alias="pathName", description="Where.")
+
+    class OwnSchema(ToolDefinition[Any, Any]):
+        """A definition that exports a schema of its own, as an MCP server's tool does."""
+
+        def input_schema(self, *, security_risk: bool = False) -> dict[str, Any]:
+            return {"type": "object", "properties": {"repo_path": {"type": "string"}}}
+
+    aliased: ToolDefinition[Any, Any] = ToolDefinition(
+        name="aliased", description="Aliased.", action_type=Aliased
+    )
+    own = OwnSchema(name="own", description="Own schema.", action_type=Action)
+    assert list(aliased.input_schema()["properties"]) == ["pathName"]
+    index = ToolIndex([aliased, own])
+    assert [hit.name for hit in index.search_regex("^pathName$")] == ["aliased"]
+    assert [hit.name for hit in index.search_regex("^repo_path$")] == ["own"]
+
+
 # -- regex -----------------------------------------------------------------------------
 
 REGEX_TOOLS = [
