@@ -189,6 +189,20 @@ def test_names_split_on_separators_camel_case_and_digits(name: str, words: list[
     assert split_name(name) == words
 
 
+def test_words_outside_ascii_are_found_whole() -> None:
+    index = ToolIndex.from_entries(
+        [
+            ("wetter", "Zeigt die Wettervorhersage für eine Stadt.", ["stadt"]),
+            ("größe_ändern", "Ändert die Größe eines Bildes.", ["breite"]),
+            ("天気", "東京 の 天気 を 調べる", []),
+        ]
+    )
+    assert index.search("Wettervorhersage für München")[0].name == "wetter"
+    assert index.search("größe")[0].name == "größe_ändern"
+    assert index.search("東京")[0].name == "天気"
+    assert split_name("größe_ändernBild") == ["größe", "ändernbild"]
+
+
 def test_camel_case_names_are_found_by_their_words() -> None:
     index = ToolIndex.from_entries(
         [("longRunningOperation", "Demo.", []), ("printEnv", "Prints the environment.", [])]

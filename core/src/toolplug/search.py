@@ -66,6 +66,8 @@ _FIELDS: dict[str, tuple[float, float]] = {
 # A word: a run of lowercase letters with at most one capital before it (so camelCase
 # splits), a run of capitals (an acronym), or a run of digits. Everything else separates.
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# Outside ASCII, where case classes are not at hand: a run of letters and digits, whole.
+_UNICODE_WORD = re.compile(r"[^\W_]+")
 
 # Words that carry no meaning about what a tool does, in queries or descriptions.
 _STOPWORD_TEXT = (
@@ -228,13 +230,22 @@ def split_name(name: str) -> list[str]:
     """A tool name's words, lowercased: split on ``_``, ``-``, ``.``, ``/``, any other
     punctuation, camelCase and digits (``github__createPullRequest2`` -> github,
     create, pull, request, 2)."""
-    return [word.lower() for word in _WORD.findall(name)]
+    return [word.lower() for word in _words(name)]
+
+
+def _words(text: str) -> list[str]:
+    if text.isascii():  # nearly always: the fast path
+        return _WORD.findall(text)
+    words: list[str] = []
+    for token in _UNICODE_WORD.findall(text):
+        words.extend(_WORD.findall(token) if token.isascii() else (token,))
+    return words
 
 
 def _fields(entry: _Entry) -> dict[str, list[str]]:
     """A tool's terms, per field. The name field also holds the whole name, so a query
     that types the name (``git_status``) matches it as one term too."""
-    name = [_term(word) for word in _WORD.findall(entry.name)]
+    name = [_term(word) for word in _words(entry.name)]
     name.append(entry.name.lower())
     return {
         "name": [term for term in name if term],
@@ -268,7 +279,7 @@ def _synonyms() -> dict[str, frozenset[str]]:
 
 
 def _text_terms(text: str) -> list[str]:
-    return [term for term in map(_term, _WORD.findall(text)) if term]
+    return [term for term in map(_term, _words(text)) if term]
 
 
 @functools.lru_cache(maxsize=16384)
