@@ -30,7 +30,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolplug.definition import ToolDefinition
 from toolplug.errors import SearchError
@@ -109,6 +109,8 @@ _SYNONYM_GROUPS = (
 )
 _SYNONYM_WEIGHT = 0.5
 
+_NO_POSTINGS: tuple[list[int], list[float]] = ([], [])
+
 
 @dataclass(frozen=True)
 class SearchHit:
@@ -122,8 +124,7 @@ class SearchHit:
     score: float
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     name: str
     description: str
     parameters: tuple[str, ...]
@@ -156,8 +157,11 @@ class ToolIndex:
         averages = {
             field: (sum(len(terms[field]) for terms in fields) / count) or 1.0 for field in _FIELDS
         }
-        # Each tool's weighted, length-normalised frequency of each of its terms.
-        frequencies: dict[str, list[tuple[int, float]]] = {}
+        # The inverted index: for each term, the tools that have it and its weighted,
+        # length-normalised frequency in each, as two parallel lists (a tuple per pair
+        # costs more to build). Scores are computed at query time, from the few terms
+        # a query has, so building stays cheap.
+        frequencies: dict[str, tuple[list[int], list[float]]] = {}
         for number, terms in enumerate(fields):
             weighted: dict[str, float] = {}
             for field, (weight, b) in _FIELDS.items():
@@ -167,13 +171,11 @@ class ToolIndex:
                 for term in words:
                     weighted[term] = weighted.get(term, 0.0) + step
             for term, frequency in weighted.items():
-                frequencies.setdefault(term, []).append((number, frequency))
-        # The inverted index holds each (tool, term)'s whole contribution to a score, so a
-        # query only adds up: idf (Okapi's, kept positive) times the saturated frequency.
-        self._postings: dict[str, list[tuple[int, float]]] = {}
-        for term, hits in frequencies.items():
-            idf = math.log(1 + (count - len(hits) + 0.5) / (len(hits) + 0.5))
-            self._postings[term] = [(n, idf * f * (_K1 + 1) / (f + _K1)) for n, f in hits]
+                numbers, values = frequencies.setdefault(term, ([], []))
+                numbers.append(number)
+                values.append(frequency)
+        self._postings = frequencies
+        self._count = count
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -190,8 +192,15 @@ class ToolIndex:
             )
         scores: dict[int, float] = {}
         for term, weight in _query_terms(query).items():
-            for number, gain in self._postings.get(term, ()):
-                scores[number] = scores.get(number, 0.0) + weight * gain
+            numbers, frequencies = self._postings.get(term, _NO_POSTINGS)
+            if not numbers:
+                continue
+            # Okapi's idf, kept positive, times the frequency saturated by k1.
+            found = len(numbers)
+            idf = weight * math.log(1 + (self._count - found + 0.5) / (found + 0.5))
+            for number, frequency in zip(numbers, frequencies):
+                gain = idf * frequency * (_K1 + 1) / (frequency + _K1)
+                scores[number] = scores.get(number, 0.0) + gain
         return self._best(scores, limit)
 
     def search_regex(self, pattern: str, *, limit: int = 5) -> list[SearchHit]:
@@ -245,10 +254,10 @@ def _words(text: str) -> list[str]:
 def _fields(entry: _Entry) -> dict[str, list[str]]:
     """A tool's terms, per field. The name field also holds the whole name, so a query
     that types the name (``git_status``) matches it as one term too."""
-    name = [_term(word) for word in _words(entry.name)]
+    name = _text_terms(entry.name)
     name.append(entry.name.lower())
     return {
-        "name": [term for term in name if term],
+        "name": name,
         "description": _text_terms(entry.description),
         "parameters": _text_terms(" ".join(entry.parameters)),
     }
@@ -282,11 +291,23 @@ def _text_terms(text: str) -> list[str]:
     return [term for term in map(_term, _words(text)) if term]
 
 
-@functools.lru_cache(maxsize=16384)
+# word -> its term: most words recur across tools and queries, and an index is
+# rebuilt when its toolset changes. A plain dict, as a bounded lru_cache costs more
+# than the stemming it saves; emptied when it grows past the bound.
+_TERMS: dict[str, str] = {}
+_TERMS_BOUND = 50_000
+
+
 def _term(word: str) -> str:
     """A word as the index stores it: lowercased and stemmed; "" for a stopword."""
-    word = word.lower()
-    return "" if word in _STOPWORDS else _stem(word)
+    term = _TERMS.get(word)
+    if term is None:
+        lowered = word.lower()
+        term = "" if lowered in _STOPWORDS else _stem(lowered)
+        if len(_TERMS) >= _TERMS_BOUND:
+            _TERMS.clear()
+        _TERMS[word] = term
+    return term
 
 
 def _stem(word: str) -> str:
