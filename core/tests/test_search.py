@@ -8,6 +8,7 @@ agent phrases a need, each with the tool it should find.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -117,6 +118,37 @@ def test_the_order_of_the_tools_does_not_change_the_answer() -> None:
     backward = ToolIndex.from_entries(entries_of(tools[::-1]))
     for query in ("list files in a directory", "create an issue", "current time"):
         assert forward.search(query, limit=10) == backward.search(query, limit=10)
+
+
+def test_the_answer_is_the_same_in_every_process() -> None:
+    # Scores are sums of floats, so the order terms are added in shows in their last
+    # bits; it must not follow the interpreter's hash seed (a set's order does).
+    script = textwrap.dedent(
+        f"""
+        import json
+        from toolplug.search import ToolIndex
+        tools = json.loads(open({str(DATA / "tools.json")!r}).read())
+        queries = json.loads(open({str(DATA / "queries.json")!r}).read())
+        index = ToolIndex.from_entries(
+            (t["name"], t["description"], list(t["inputSchema"].get("properties", {{}})))
+            for t in tools
+        )
+        for case in queries:
+            print([(hit.name, hit.score.hex()) for hit in index.search(case["query"], limit=10)])
+        """
+    )
+    answers = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert done.returncode == 0, done.stderr
+        answers.add(done.stdout)
+    assert len(answers) == 1
 
 
 def test_limit_and_no_match() -> None:

@@ -278,13 +278,15 @@ def _query_terms(query: str) -> dict[str, float]:
 
 
 @functools.lru_cache(maxsize=1)
-def _synonyms() -> dict[str, frozenset[str]]:
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    # Sorted tuples, not sets: a set's order changes with the interpreter's hash seed,
+    # and the order terms are added in decides a score's last bits, so ties.
     table: dict[str, set[str]] = {}
     for group in _SYNONYM_GROUPS:
         terms = {_term(word) for word in group.split()}
         for term in terms:
             table.setdefault(term, set()).update(terms - {term})
-    return {term: frozenset(others) for term, others in table.items()}
+    return {term: tuple(sorted(others)) for term, others in table.items()}
 
 
 def _text_terms(text: str) -> list[str]:
