@@ -1,7 +1,9 @@
 """Write tools.json: the 500 tool definitions the tool search quality test ranks.
 
 Run from the repository root: ``python core/tests/data/tool_search/make_tools.py``.
-The output is deterministic (no randomness, no clock).
+The output is deterministic (no randomness, no clock). ``--capture`` first refreshes
+``captured.json`` from the running servers (it needs the repository's venv: toolplug
+with its plugins, mcp-server-time and the mcp SDK).
 
 Where the tools come from, in order:
 
@@ -23,6 +25,8 @@ Where the tools come from, in order:
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -2173,7 +2177,52 @@ def build() -> list[dict[str, Any]]:
     return tools
 
 
+def capture() -> None:
+    """Rewrite captured.json with the tools the real servers list now."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def listed(command: str, *args: str) -> list[dict[str, Any]]:
+        server = StdioServerParameters(command=command, args=list(args))
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.list_tools()
+        dumped = [t.model_dump(by_alias=True) for t in result.tools]
+        return [
+            {
+                "name": t["name"],
+                "description": t["description"] or "",
+                "inputSchema": t["inputSchema"],
+            }
+            for t in dumped
+        ]
+
+    root = HERE.parents[3]
+    servers = root / "plugins" / "mcp" / "tests" / "servers"
+    bin_dir = Path(sys.executable).parent
+    out = subprocess.run(
+        [str(bin_dir / "toolplug"), "tools", "--format", "mcp"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    ).stdout
+    # file_editor's description names the workspace; a neutral one keeps the data stable.
+    builtins = json.loads(out.replace(str(root), "/home/user/project"))
+    captured = {
+        "toolplug": [{k: t[k] for k in ("name", "description", "inputSchema")} for t in builtins],
+        "time": asyncio.run(listed(str(bin_dir / "mcp-server-time"))),
+        "demo": asyncio.run(listed(sys.executable, str(servers / "demo_server.py"))),
+        "library": asyncio.run(listed(sys.executable, str(servers / "library_server.py"))),
+    }
+    (HERE / "captured.json").write_text(json.dumps(captured, indent=1))
+
+
 if __name__ == "__main__":
+    if "--capture" in sys.argv:
+        capture()
     tools = build()
     (HERE / "tools.json").write_text(json.dumps(tools, indent=1) + "\n")
     print(f"wrote {len(tools)} tools to {HERE / 'tools.json'}")
