@@ -17,6 +17,7 @@ The hierarchy::
     ├── ComposeError                a composed response unusable as a whole (ValueError)
     ├── PolicyError                 a permission policy that cannot be loaded (ValueError)
     ├── LimitError                  an export the provider would refuse (toolplug.limits)
+    ├── SearchError                 a tool search query or regex that cannot run (ValueError)
     └── SamplingError               the host cannot answer an MCP server's sampling request
 """
 
@@ -36,6 +37,7 @@ __all__ = [
     "PolicyError",
     "SamplingError",
     "SchemaError",
+    "SearchError",
     "ToolConflictError",
     "ToolError",
     "ToolParamsError",
@@ -109,6 +111,13 @@ class LimitError(ToolError):
     def __init__(self, violations: Sequence[Any]) -> None:
         self.violations = list(violations)
         super().__init__(limit_report(self.violations))
+
+
+class SearchError(ToolError, ValueError):
+    """A tool search that cannot run (`toolplug.search`): an empty query, or a regex
+    pattern that is too long, invalid (the message gives the character), beyond the
+    linear-time engine, or asked for without ``toolplug[regex]`` installed. The message
+    is written so a model can fix its search."""
 
 
 class LimitWarning(UserWarning):
