@@ -229,8 +229,9 @@ class Deferred:
             )
         shown = self._revealed
         kept = [(n, t) for n, t in named if t.name not in deferred or t.name in shown]
-        if len(kept) < len(named):  # something is still hidden: the model can search it
-            kept.append((self.search_tool().name, self.search_tool()))
+        # The search tool stays while tools are deferred, even when all are revealed: the
+        # list only grows, so a prompt cache keeps what it holds.
+        kept.append((self.search_tool().name, self.search_tool()))
         return fmt.export_tools(kept, **options)
 
     # -- the local search tool -----------------------------------------------------------
