@@ -129,13 +129,16 @@ def _check(fmt_name: str, exported: list[dict[str, Any]]) -> None:
 
 
 def _tokens(fmt_name: str, exported: list[dict[str, Any]]) -> int:
-    """Tokens of what enters the model's context: a deferred definition does not (the
-    provider's search loads it), a namespace shows its name and description."""
+    """Tokens of what enters the model's context before a search. Anthropic: a deferred
+    definition not at all. OpenAI Responses (its tool search guide): a deferred
+    function's name and description, a namespace's name and description only."""
     from toolplug.tokens import count
 
     seen = []
     for item in exported:
         if item.get("defer_loading"):
+            if fmt_name == "responses":
+                seen.append({k: item[k] for k in ("type", "name", "description")})
             continue
         if item.get("type") == "namespace":
             item = {k: item[k] for k in ("type", "name", "description")}

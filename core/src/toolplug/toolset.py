@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from toolplug.compose import ComposedOptions, ComposedResult
-    from toolplug.deferral import Deferred, Search
+    from toolplug.deferral import Deferral, Deferred, Search
     from toolplug.dispatch import DispatchOptions
     from toolplug.limits import Check
     from toolplug.names import NameMap
@@ -330,7 +330,7 @@ class Toolset(Mapping[str, AnyTool]):
 
     def defer(
         self,
-        *patterns: str,
+        *patterns: str | Deferral,
         above: int | None = None,
         keep: Iterable[str] = (),
         search: Search = "bm25",
@@ -345,12 +345,20 @@ class Toolset(Mapping[str, AnyTool]):
         ``namespaces``: the ``responses`` export groups each factory's deferred
         functions into one namespace. Replaces an earlier deferral (what it revealed is
         forgotten); returns the toolset. See :mod:`toolplug.deferral`.
-        """
-        from toolplug.deferral import defer
 
-        self.deferral = defer(
-            self, patterns, above=above, keep=keep, search=search, namespaces=namespaces
-        )
+        A :class:`~toolplug.Deferral` (a rule made once, for many toolsets) may be given
+        instead, alone: ``toolset.defer(rule)``.
+        """
+        from toolplug.deferral import Deferral, defer
+
+        if len(patterns) == 1 and isinstance(patterns[0], Deferral):
+            rule = patterns[0]
+        elif all(isinstance(p, str) for p in patterns):
+            names = tuple(p for p in patterns if isinstance(p, str))
+            rule = Deferral(names, above, tuple(keep), search, namespaces)
+        else:
+            raise TypeError("defer() takes names and globs, or one Deferral alone")
+        self.deferral = defer(self, rule)
         return self
 
     def aliases(self) -> dict[str, str]:
