@@ -305,22 +305,11 @@ def _first_line(description: str) -> str:
     return cut(line, 200)
 
 
-def defer(
-    toolset: Toolset,
-    patterns: Sequence[str],
-    *,
-    above: int | None = None,
-    keep: Iterable[str] = (),
-    search: Search = "bm25",
-    namespaces: bool = False,
-) -> Deferred:
-    """The :class:`Deferred` state for :meth:`Toolset.defer` (its arguments checked)."""
-    if isinstance(patterns, str):  # pragma: no cover - Toolset.defer takes *patterns
-        patterns = [patterns]
+def defer(toolset: Toolset, rule: Deferral) -> Deferred:
+    """The :class:`Deferred` state of ``toolset`` under ``rule`` (see :meth:`Toolset.defer`)."""
     if SEARCH_TOOL in toolset:
         raise ToolError(
             f"the toolset has a tool named '{SEARCH_TOOL}', the name of the local tool "
             "search; rename that tool to defer tools"
         )
-    rule = Deferral(tuple(patterns), above, tuple(keep), search, namespaces)
     return Deferred(rule, toolset)
