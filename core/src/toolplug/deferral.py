@@ -174,11 +174,12 @@ class Deferred:
     """
 
     rule: Deferral
-    toolset: Toolset
+    toolset: Toolset = field(repr=False)
     _revealed: frozenset[str] = frozenset()
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _index: tuple[tuple[str, ...], Any] | None = None  # (names, ToolIndex), rebuilt on change
-    _tool: AnyTool | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # (names, ToolIndex), rebuilt when the deferred tools change
+    _index: tuple[tuple[str, ...], Any] | None = field(default=None, repr=False)
+    _tool: AnyTool | None = field(default=None, repr=False)
 
     # -- which tools ---------------------------------------------------------------------
 
