@@ -72,12 +72,40 @@ async def test_search_reveals_tools_to_its_session_only(tmp_path: Path) -> None:
             assert sorted(await _names(session2)) == ["finish", "search_tools", "think"]
             assert LIST_CHANGED not in other.notified
 
-            # A search that reveals nothing new sends no notification.
+            # A search that reveals nothing new sends no notification; a bad one is an
+            # error result, and the session lives on.
             one.notified.clear()
             await session.call_tool("search_tools", {"query": "glob pattern", "limit": 1})
+            bad = await session.call_tool("search_tools", {"query": "x" * 100_000, "limit": 0})
+            assert bad.is_error and "limit" in bad.content[0].text
             assert LIST_CHANGED not in one.notified
+            assert "glob" in await _names(session)
     finally:
         stop(proc)
+
+
+async def test_over_stdio_the_one_client_sees_its_tools_revealed(tmp_path: Path) -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    server = StdioServerParameters(
+        command=TOOLPLUG,
+        args=["mcp", "serve", "--plugins", PLUGINS, "--defer", "grep", "--defer", "glob"],
+        env=serve_env(tmp_path),
+    )
+    client = Session("stdio")
+    async with (
+        stdio_client(server) as (read, write),
+        ClientSession(read, write, message_handler=client.handle) as session,
+    ):
+        await session.initialize()
+        assert "grep" not in await _names(session)
+        found = await session.call_tool(
+            "search_tools", {"query": "search file contents for a regular expression"}
+        )
+        assert "grep" in found.structured_content["tools"]
+        assert LIST_CHANGED in client.notified
+        assert "grep" in await _names(session)
 
 
 async def test_defer_above_counts_the_served_tools(tmp_path: Path) -> None:
