@@ -891,3 +891,95 @@ def test_a_hostile_result_is_budgeted_without_raising(tmp_path: Path) -> None:
     [spilled] = folder.iterdir()
     saved = spilled.read_bytes().decode("utf-8")  # valid UTF-8, whole
     assert len(saved) > 1_000_000 and saved.count("\x00") == 1_000
+
+
+# -- tool search (toolplug.deferral) -------------------------------------------------------
+
+
+def _deferred_toolset() -> Toolset:
+    tools = Toolset([make_echo_tool()])
+    for n in range(30):
+        tools.add(
+            ToolDefinition(
+                name=f"fetch_{n}",
+                description=f"Fetch record {n}.",
+                action_type=Action,
+                executor=lambda a: Observation.from_text("ok"),
+            )
+        )
+    return tools.defer("fetch_*")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "tool_search_tool_result", "tool_use_id": "s", "content": "not a dict"},
+        {"type": "tool_search_tool_result", "tool_use_id": "s", "content": {"tool_references": 5}},
+        {
+            "type": "tool_search_tool_result",
+            "tool_use_id": "s",
+            "content": {"tool_references": [{"type": "tool_reference"}, "x", None]},
+        },
+        {
+            "type": "tool_search_tool_result",
+            "tool_use_id": "s",
+            "content": {"tool_references": [{"type": "tool_reference", "tool_name": ["x"]}]},
+        },
+        {
+            "type": "tool_search_tool_result",
+            "tool_use_id": "s",
+            "content": {
+                "tool_references": [
+                    {"type": "tool_reference", "tool_name": f"no_such_{i}"} for i in range(5000)
+                ]
+            },
+        },
+    ],
+)
+def test_malformed_search_results_reveal_nothing_and_never_raise(block: dict[str, Any]) -> None:
+    with _deferred_toolset() as tools:
+        call = {"type": "tool_use", "id": "t", "name": "echo", "input": {"text": "hi"}}
+        [result] = tools.dispatch([block, call])
+        assert result["content"] == [{"type": "text", "text": "hi"}]
+        assert tools.deferral is not None and tools.deferral.revealed == frozenset()
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [{"type": "tool_search_output", "id": "o", "tools": "nope"}],
+        [{"type": "tool_search_output", "id": "o", "tools": [{"type": "namespace", "tools": 3}]}],
+        [{"type": "tool_search_output", "id": "o", "tools": [None, 7, {"type": "function"}]}],
+        [{"type": "tool_search_call", "id": "c", "arguments": {"paths": ["x" * 100_000]}}],
+    ],
+)
+def test_malformed_responses_search_items_are_skipped(items: list[Any]) -> None:
+    with _deferred_toolset() as tools:
+        call = {"type": "function_call", "call_id": "c1", "name": "echo", "arguments": "{}"}
+        [result] = tools.dispatch([*items, call])
+        assert result["call_id"] == "c1"  # the call ran (its bad arguments are its own)
+        assert tools.deferral is not None and tools.deferral.revealed == frozenset()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "x" * 1_000_000},
+        {"query": "\x00\udcff fetch"},
+        {"query": "fetch", "limit": 10**9},
+        {"query": ["fetch"]},
+        "not json {",
+    ],
+)
+def test_search_tools_takes_hostile_arguments_without_raising(arguments: Any) -> None:
+    with _deferred_toolset() as tools:
+        out = tools.call("search_tools", arguments)
+        assert isinstance(out, Observation) and out.text
+
+
+def test_a_hostile_regex_search_ends_with_a_result() -> None:
+    with _deferred_toolset() as tools:
+        tools.defer("fetch_*", search="regex")
+        for pattern in ["(a*)*$" + "a" * 50, "(?P<x>a)(?P=x)", "[", "a{1000000}"]:
+            out = tools.call("search_tools", {"query": pattern})
+            assert isinstance(out, Observation) and out.text

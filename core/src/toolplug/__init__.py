@@ -36,6 +36,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.registry": ("ToolRegistry",),
     "toolplug.toolset": ("Toolset", "ToolChange"),
     "toolplug.budget": ("Budget",),
+    "toolplug.deferral": ("Deferral",),
     "toolplug.interaction": ("Handlers",),
     "toolplug.errors": (
         "ToolError",
@@ -100,6 +101,7 @@ if TYPE_CHECKING:
         safe_text as safe_text,
     )
     from toolplug.context import Tool as Tool, ToolContext as ToolContext
+    from toolplug.deferral import Deferral as Deferral
     from toolplug.definition import (
         ToolDefinition as ToolDefinition,
         ToolExecutor as ToolExecutor,

@@ -26,6 +26,11 @@ thread, and calls that wait for each other always get to run side by side, howev
 fast the tool was last time. In an async host, async tools run as tasks and sync ones
 in worker threads (never too few for the calls that may run at once).
 
+With tools deferred (:meth:`~toolplug.Toolset.defer`), the results of a provider's own
+tool search in the batch (Anthropic's ``tool_search_tool_result`` blocks, OpenAI
+Responses' ``tool_search_output`` items) are not calls: they mark the tools they load
+revealed (see :mod:`toolplug.deferral`).
+
 A call to an unknown tool, with malformed arguments, or to a tool that fails becomes an
 error result for that call alone. Latent tools (no executor: the model itself produces
 the "result") are validated, not run; their result is a :class:`LatentObservation`.
@@ -452,6 +457,9 @@ def _prepare(
         raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
     formats = getattr(tools, "formats", None) or default_formats()
     fmt, parsed = formats.parse_calls(calls, format)
+    deferral = getattr(tools, "deferral", None)
+    if deferral is not None:  # a provider's own tool search loaded tools: they are revealed
+        deferral.reveal(formats.revealed(calls))
     jobs = _plan(tools, fmt, parsed, allow_parallel)
     handlers = getattr(tools, "handlers", None)
     if isinstance(handlers, Handlers):

@@ -6,6 +6,13 @@ where it is documented. A cap no provider documents is not invented: the table s
 :meth:`toolplug.Toolset.export` made them and returns one :class:`Violation` per broken
 rule, naming the tool, the rule and what to do (defer it, simplify it, drop it).
 
+Deferred tools (:mod:`toolplug.deferral`) that the provider loads only when its own
+tool search finds them (``"defer_loading": true`` for ``anthropic`` and ``responses``)
+do not count towards the cap on tools; their schemas are still checked. Neither
+provider documents whether deferred tools count towards a cap: this follows what
+deferral is for (OpenAI's and Anthropic's tool search guides present it as the way past
+large tool sets).
+
 Two rules are heuristics, not provider figures, and say so in their messages: Gemini's
 refusals of complex schemas ("too many states") and of deep nesting. Gemini documents
 that large or deeply nested schemas may be refused, not where the line is; the
@@ -137,23 +144,40 @@ def _report(violations: Sequence[Violation]) -> str:
 
 
 def definitions(format: str, exported: Sequence[Any]) -> list[tuple[str, str, Any]]:
-    """``(name, description, parameters schema)`` of each tool in an export's list."""
+    """``(name, description, parameters schema)`` of each tool in an export's list.
+
+    A provider's own tools in the list (Anthropic's and OpenAI's tool search) are not
+    definitions and are left out; the functions of an OpenAI ``namespace`` are listed.
+    """
+    return [(name, description, schema) for name, description, schema, _ in _rows(format, exported)]
+
+
+def _rows(format: str, exported: Sequence[Any]) -> list[tuple[str, str, Any, bool]]:
+    """:func:`definitions`, each with whether the provider loads it only on demand
+    (``"defer_loading": true``)."""
     if format == "gemini":
         items = [d for tool in exported for d in tool.get("functionDeclarations", [])]
-        return [(d["name"], d.get("description", ""), d.get("parameters")) for d in items]
+        return [(d["name"], d.get("description", ""), d.get("parameters"), False) for d in items]
     rows = []
     for item in exported:
+        later = bool(item.get("defer_loading"))
         if format == "openai":
             fn = item["function"]
-            rows.append((fn["name"], fn.get("description", ""), fn.get("parameters")))
+            rows.append((fn["name"], fn.get("description", ""), fn.get("parameters"), later))
         elif format == "responses":
-            rows.append((item["name"], item.get("description", ""), item.get("parameters")))
+            if item.get("type") == "namespace":
+                rows += _rows(format, item.get("tools") or [])
+            elif item.get("type", "function") == "function":
+                schema = item.get("parameters")
+                rows.append((item["name"], item.get("description", ""), schema, later))
         elif format == "anthropic":
-            rows.append((item["name"], item.get("description", ""), item.get("input_schema")))
+            if "input_schema" in item:  # not the tool search tool
+                schema = item.get("input_schema")
+                rows.append((item["name"], item.get("description", ""), schema, later))
         elif format == "bedrock":
             spec = item["toolSpec"]
             schema = spec.get("inputSchema", {}).get("json")
-            rows.append((spec["name"], spec.get("description", ""), schema))
+            rows.append((spec["name"], spec.get("description", ""), schema, later))
     return rows
 
 
@@ -227,17 +251,22 @@ def check(format: str, exported: Sequence[Any], **options: Any) -> list[Violatio
     limits = LIMITS.get(format)
     if limits is None:
         return []
-    rows = definitions(format, exported)
+    every = _rows(format, exported)
+    rows = [(name, description, schema) for name, description, schema, _ in every]
+    # Deferred tools (``defer_loading``) load only when the provider's tool search finds
+    # them, so the cap on tools counts the others (where a format has no search of its
+    # own, deferred tools are left out of the export and none is marked).
+    loaded = sum(1 for *_, later in every if not later)
     found: list[Violation] = []
 
     def add(tool: str | None, rule: str, message: str, advice: str) -> None:
         found.append(Violation(format, tool, rule, message, advice))
 
-    if limits.max_tools is not None and len(rows) > limits.max_tools:
+    if limits.max_tools is not None and loaded > limits.max_tools:
         add(
             None,
             f"at most {limits.max_tools} tools: {limits.max_tools_source}",
-            f"{len(rows)} tools declared, {len(rows) - limits.max_tools} too many",
+            f"{loaded} tools declared, {loaded - limits.max_tools} too many",
             "defer some tools (load them on demand) or drop the ones this task does not need",
         )
     strict = bool(options.get("strict"))

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from toolplug.compose import ComposedOptions, ComposedResult
+    from toolplug.deferral import Deferral, Deferred, Search
     from toolplug.dispatch import DispatchOptions
     from toolplug.limits import Check
     from toolplug.names import NameMap
@@ -116,6 +117,10 @@ class Toolset(Mapping[str, AnyTool]):
         self._retired: list[AnyTool] = []
         self._changes: list[ToolChange] = []
         self._update_lock = threading.Lock()
+        # The plugin tool or factory each tool of load() came from (see factories()).
+        self._factories: dict[str, str] = {}
+        #: The tools this toolset defers, and those revealed so far (see :meth:`defer`).
+        self.deferral: Deferred | None = None
         #: What :meth:`load` left out and why (a tool name two plugins registered).
         self.problems: list[str] = []
         #: The provider formats this toolset exports to and dispatches from: the
@@ -225,6 +230,7 @@ class Toolset(Mapping[str, AnyTool]):
                     aliases = []
                 for tool in created:
                     toolset.add(tool, aliases=aliases)
+                    toolset._factories[tool.name] = entry.name
         except BaseException:
             # The failing spec's tools that did not get in (a name clash) are closed
             # too: a factory's servers and processes end with the failed load.
@@ -305,12 +311,55 @@ class Toolset(Mapping[str, AnyTool]):
         return changes
 
     def find(self, name: str) -> AnyTool | None:
-        """The tool with this name or alias, or ``None``; a tool's own name comes first."""
+        """The tool with this name or alias, or ``None``; a tool's own name comes first.
+
+        With tools deferred, ``search_tools`` (the local tool search) is found too.
+        """
         now = self._contents
         tool = now.tools.get(name)
         if tool is None and name in now.aliases:
             tool = now.tools.get(now.aliases[name])
+        if tool is None and self.deferral is not None and name == self.deferral.search_tool().name:
+            tool = self.deferral.search_tool()
         return tool
+
+    def factories(self) -> dict[str, str]:
+        """Tool name -> the plugin tool or factory :meth:`load` created it with (``"mcp"``
+        for an MCP server's tools); tools added otherwise are not listed."""
+        return dict(self._factories)
+
+    def defer(
+        self,
+        *patterns: str | Deferral,
+        above: int | None = None,
+        keep: Iterable[str] = (),
+        search: Search = "bm25",
+        namespaces: bool = False,
+    ) -> Toolset:
+        """Defer tools: their definitions reach the model only when it searches for them.
+
+        ``patterns`` are tool names, plugin tool or factory names (``"mcp"``: every MCP
+        server's tools) or globs over names (``"github__*"``); none means every tool.
+        ``above``: only while the toolset holds more than this many tools. ``keep``:
+        names or globs never deferred. ``search``: ``"bm25"`` or ``"regex"``.
+        ``namespaces``: the ``responses`` export groups each factory's deferred
+        functions into one namespace. Replaces an earlier deferral (what it revealed is
+        forgotten); returns the toolset. See :mod:`toolplug.deferral`.
+
+        A :class:`~toolplug.Deferral` (a rule made once, for many toolsets) may be given
+        instead, alone: ``toolset.defer(rule)``.
+        """
+        from toolplug.deferral import Deferral, defer
+
+        if len(patterns) == 1 and isinstance(patterns[0], Deferral):
+            rule = patterns[0]
+        elif all(isinstance(p, str) for p in patterns):
+            names = tuple(p for p in patterns if isinstance(p, str))
+            rule = Deferral(names, above, tuple(keep), search, namespaces)
+        else:
+            raise TypeError("defer() takes names and globs, or one Deferral alone")
+        self.deferral = defer(self, rule)
+        return self
 
     def aliases(self) -> dict[str, str]:
         """Alias -> the name of the tool it leads to."""
@@ -370,6 +419,10 @@ class Toolset(Mapping[str, AnyTool]):
         ``security_risk=True`` for every one). Gemini's list holds one ``Tool`` with
         every declaration; Bedrock's is ``toolConfig["tools"]``.
 
+        With tools deferred (:meth:`defer`), ``anthropic`` and ``responses`` mark them
+        for the provider's own tool search; every other format leaves out those not yet
+        revealed and adds the ``search_tools`` tool. The tools keep the toolset's order.
+
         The export is checked against what the provider refuses (:mod:`toolplug.limits`:
         too many tools, schema caps; names are already mapped to fit): ``check="warn"`` (the
         default) warns with a :class:`~toolplug.LimitWarning` naming each tool
@@ -382,7 +435,10 @@ class Toolset(Mapping[str, AnyTool]):
             (names.external(tool.name) if fmt.maps_names else tool.name, tool)
             for tool in self.values()
         ]
-        exported = fmt.export_tools(named, **options)
+        if self.deferral is None:
+            exported = fmt.export_tools(named, **options)
+        else:
+            exported = self.deferral.export(fmt, named, **options)
         if check != "off":
             from toolplug.limits import enforce
 

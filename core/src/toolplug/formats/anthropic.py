@@ -4,11 +4,17 @@
 The API is stricter than the SDK's types: it refuses an empty text block ("text content
 blocks must be non-empty"), so empty texts are left out and a result with nothing to
 show says so in words.
+
+Tool search: deferred tools carry ``"defer_loading": true`` and the tool search tool is
+added (``tool_search_tool_bm25_20251119`` or ``tool_search_tool_regex_20251119``). The
+API runs the search: the model's turn then holds a ``server_tool_use`` block and a
+``tool_search_tool_result`` block whose ``tool_reference`` blocks name the tools it
+loaded. Neither is a call to run; the references mark the tools revealed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from toolplug.content import ImageContent, block_as_text
@@ -31,6 +37,45 @@ class AnthropicFormat(ToolFormat):
             "input_schema": tool.input_schema(security_risk=security_risk),
         }
 
+    searches_tools = True
+
+    #: The tool search tool's declaration, by search kind.
+    SEARCH_TOOLS: dict[str, dict[str, str]] = {
+        "bm25": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+        "regex": {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+    }
+
+    def export_deferred(
+        self,
+        tools: Sequence[tuple[str, Any]],
+        deferred: Collection[str],
+        *,
+        search: str = "bm25",
+        groups: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> list[dict[str, Any]]:
+        exported = []
+        for name, tool in tools:
+            declared = self.export_tool(tool, name=name, **options)
+            if name in deferred:
+                declared["defer_loading"] = True
+            exported.append(declared)
+        exported.append(dict(self.SEARCH_TOOLS[search]))
+        return exported
+
+    def revealed(self, item: dict[str, Any]) -> list[str]:
+        if item.get("type") != "tool_search_tool_result":
+            return []
+        content = item.get("content")
+        if not isinstance(content, dict):
+            return []  # an error result (tool_search_tool_result_error) loads nothing
+        references = content.get("tool_references") or []
+        return [
+            ref["tool_name"]
+            for ref in references
+            if isinstance(ref, dict) and ref.get("type") == "tool_reference"
+        ]
+
     def unwrap(self, data: Any) -> list[Any] | None:
         if not isinstance(data, dict) or "content" not in data:
             return None  # a Gemini Content has "parts" and a role: not a message here
@@ -45,7 +90,13 @@ class AnthropicFormat(ToolFormat):
         kind = item.get("type")
         if kind == "tool_use":
             return ToolCall(item["id"], item["name"], item.get("input"))
-        if kind in ("text", "thinking", "redacted_thinking", "server_tool_use"):
+        if kind in (
+            "text",
+            "thinking",
+            "redacted_thinking",
+            "server_tool_use",
+            "tool_search_tool_result",
+        ):
             return SKIP
         return None
 
@@ -70,7 +121,14 @@ class AnthropicFormat(ToolFormat):
         return {"role": "user", "content": list(results)}
 
     def check_tool(self, exported: dict[str, Any]) -> None:
-        validate_sdk_type(exported, "anthropic.types", "ToolParam", "anthropic", self.title)
+        kind = exported.get("type")
+        if kind == "tool_search_tool_bm25_20251119":
+            name = "ToolSearchToolBm25_20251119Param"
+        elif kind == "tool_search_tool_regex_20251119":
+            name = "ToolSearchToolRegex20251119Param"
+        else:
+            name = "ToolParam"
+        validate_sdk_type(exported, "anthropic.types", name, "anthropic", self.title)
 
     def check_result(self, result: Any, observation: Observation) -> None:
         validate_sdk_type(

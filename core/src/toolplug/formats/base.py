@@ -8,7 +8,7 @@ concurrency) is the same for every provider and lives above this layer.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolplug.content import TextContent, block_as_text
@@ -71,6 +71,11 @@ class ToolFormat:
     fallback: ClassVar[bool] = False
     #: The export options :meth:`export_tool` takes besides ``name`` and ``security_risk``.
     options: ClassVar[tuple[str, ...]] = ()
+    #: Whether the provider searches deferred tools itself (a server-side tool search):
+    #: deferred tools are then exported by :meth:`export_deferred`; for the other
+    #: formats they are left out and toolplug's ``search_tools`` is exported instead
+    #: (see :mod:`toolplug.deferral`).
+    searches_tools: ClassVar[bool] = False
 
     # -- tools --------------------------------------------------------------------------
 
@@ -90,6 +95,22 @@ class ToolFormat:
         """
         return [self.export_tool(tool, name=name, **options) for name, tool in tools]
 
+    def export_deferred(
+        self,
+        tools: Sequence[tuple[str, AnyTool]],
+        deferred: Collection[str],
+        *,
+        search: str = "bm25",
+        groups: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> list[dict[str, Any]]:
+        """The declarations of ``tools`` for a provider that searches tools itself
+        (:attr:`searches_tools`): those named in ``deferred`` (exported names) marked to
+        load on demand, and the provider's search tool (``search``: ``"bm25"`` or
+        ``"regex"``) added. ``groups`` maps exported names to a group (the factory that
+        made the tool), for providers that group deferred tools."""
+        raise NotImplementedError(f"the {self.name} format has no server-side tool search")
+
     # -- calls --------------------------------------------------------------------------
 
     def unwrap(self, data: Any) -> list[Any] | None:
@@ -107,6 +128,11 @@ class ToolFormat:
         field (dispatch turns it into a clear error).
         """
         raise NotImplementedError
+
+    def revealed(self, item: dict[str, Any]) -> list[str]:
+        """The tool names (as exported) that a server-side tool search result among the
+        model's items loads; ``[]`` for any other item (the default)."""
+        return []
 
     # -- results ------------------------------------------------------------------------
 

@@ -1,14 +1,27 @@
 """The OpenAI Responses API: flat ``function`` tools, ``function_call`` items in,
-``function_call_output`` items out (text and images)."""
+``function_call_output`` items out (text and images).
+
+Tool search: deferred functions carry ``"defer_loading": true`` (with namespaces, each
+group's deferred functions go into one ``namespace`` tool, where the flag stays on the
+functions) and ``{"type": "tool_search"}`` is added; OpenAI runs the search (hosted
+search; a client-run search is not supported here). The response then holds a
+``tool_search_call`` item and a ``tool_search_output`` item listing the tools loaded:
+neither is a call to run, and the output marks its tools revealed. A call of a function
+in a namespace names the namespace beside the function; the function keeps its full
+exported name there, so it maps back like any other call.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from toolplug._text import cut
 from toolplug.content import ImageContent, block_as_text
 from toolplug.formats.base import SKIP, NotACall, ToolFormat, result_text, validate_sdk_type
 from toolplug.formats.openai_chat import openai_parameters
 from toolplug.model import Observation, ToolCall
+from toolplug.names import provider_name
 from toolplug.schema import check_openai_strict
 
 
@@ -37,6 +50,55 @@ class OpenAIResponsesFormat(ToolFormat):
             "strict": strict,
         }
 
+    searches_tools = True
+
+    def export_deferred(
+        self,
+        tools: Sequence[tuple[str, Any]],
+        deferred: Collection[str],
+        *,
+        search: str = "bm25",
+        groups: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> list[dict[str, Any]]:
+        # ``search``: OpenAI's hosted search picks its own method; both kinds are the same
+        # tool here.
+        groups = groups or {}
+        exported: list[dict[str, Any]] = []
+        spaces: dict[str, dict[str, Any]] = {}  # group -> its namespace, where it first shows
+        for name, tool in tools:
+            declared = self.export_tool(tool, name=name, **options)
+            if name not in deferred:
+                exported.append(declared)
+                continue
+            declared["defer_loading"] = True
+            group = groups.get(name)
+            if group is None:
+                exported.append(declared)
+                continue
+            if group not in spaces:
+                spaces[group] = {"type": "namespace", "name": provider_name(group), "tools": []}
+                exported.append(spaces[group])
+            spaces[group]["tools"].append(declared)
+        for group, space in spaces.items():
+            names = ", ".join(t["name"] for t in space["tools"])
+            space["description"] = cut(f"Tools of '{group}': {names}", 1000)
+        exported.append({"type": "tool_search"})
+        return exported
+
+    def revealed(self, item: dict[str, Any]) -> list[str]:
+        if item.get("type") != "tool_search_output":
+            return []
+        names: list[str] = []
+        for tool in item.get("tools") or []:
+            if not isinstance(tool, dict):
+                continue
+            if tool.get("type") == "namespace":
+                names.extend(t["name"] for t in tool.get("tools") or [] if isinstance(t, dict))
+            elif "name" in tool:
+                names.append(tool["name"])
+        return names
+
     def unwrap(self, data: Any) -> list[Any] | None:
         if isinstance(data, dict) and isinstance(data.get("output"), list):
             return list(data["output"])  # a whole Response
@@ -47,6 +109,8 @@ class OpenAIResponsesFormat(ToolFormat):
         if kind == "function_call":
             return ToolCall(item["call_id"], item["name"], item.get("arguments"))
         if kind in ("message", "reasoning", "output_text"):
+            return SKIP
+        if kind in ("tool_search_call", "tool_search_output"):  # OpenAI ran them
             return SKIP
         return None
 
@@ -64,11 +128,20 @@ class OpenAIResponsesFormat(ToolFormat):
         return {"type": "function_call_output", "call_id": call.id, "output": output}
 
     def check_tool(self, exported: dict[str, Any]) -> None:
-        validate_sdk_type(
-            exported, "openai.types.responses", "FunctionToolParam", "openai", self.title
-        )
-        if exported.get("strict"):
-            check_openai_strict(exported["parameters"])
+        module = "openai.types.responses"
+        kind = exported.get("type")
+        if kind == "tool_search":
+            validate_sdk_type(exported, module, "ToolSearchToolParam", "openai", self.title)
+            return
+        if kind == "namespace":
+            validate_sdk_type(exported, module, "NamespaceToolParam", "openai", self.title)
+            functions = exported["tools"]
+        else:
+            validate_sdk_type(exported, module, "FunctionToolParam", "openai", self.title)
+            functions = [exported]
+        for function in functions:
+            if function.get("strict"):
+                check_openai_strict(function["parameters"])
 
     def check_result(self, result: Any, observation: Observation) -> None:
         module = "openai.types.responses.response_input_param"

@@ -175,6 +175,23 @@ class FormatRegistry(Mapping[str, ToolFormat]):
             return None  # text, thinking, reasoning...: not a call to run
         raise DispatchError(f"item {index} is not a tool call of any known format: {_shown(item)}")
 
+    def revealed(self, calls: Any) -> list[str]:
+        """The tool names (as exported) that server-side tool search results among
+        ``calls`` load (Anthropic's ``tool_reference`` blocks, OpenAI Responses'
+        ``tool_search_output`` items), for :mod:`toolplug.deferral`."""
+        names: list[str] = []
+        for item in self._items(calls):
+            item = _plain(item)
+            if not isinstance(item, dict):
+                continue
+            for fmt in self._detection:
+                try:
+                    found = fmt.revealed(item)
+                except Exception:  # a malformed result loads nothing; the calls still run
+                    continue
+                names.extend(name for name in found if isinstance(name, str))
+        return names
+
     def parse_calls(
         self, calls: Any, format: str | None = None
     ) -> tuple[ToolFormat, list[ToolCall]]:

@@ -242,6 +242,16 @@ def _output_budget(value: str | None) -> int | None:
     return chars
 
 
+def _defer_patterns(values: tuple[str, ...]) -> tuple[str, ...]:
+    from toolplug import Deferral
+
+    try:
+        Deferral(values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--defer") from None
+    return values
+
+
 def _endpoint_path(value: str) -> str:
     if not value.startswith("/"):
         raise click.BadParameter(f"{value!r} must start with '/', as /mcp does")
@@ -359,6 +369,23 @@ def _endpoint_path(value: str) -> str:
     help="Where the cut results' files go (default: a private temp folder per session). "
     "A relative path is inside the workspace, where the served file tools can read them.",
 )
+@click.option(
+    "--defer",
+    "defer_patterns",
+    multiple=True,
+    metavar="PATTERN",
+    callback=lambda ctx, param, value: _defer_patterns(value),
+    help="Defer these tools (a tool's name, its plugin's, or a glob; repeatable): "
+    "tools/list leaves them out and lists search_tools, and a session's search reveals "
+    "them to it (notifications/tools/list_changed).",
+)
+@click.option(
+    "--defer-above",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Defer tools (those --defer names, else every tool) only when more than N are served.",
+)
 @workspace_option
 def serve_command(
     plugins: str | None,
@@ -377,6 +404,8 @@ def serve_command(
     tool_param_pairs: tuple[str, ...],
     output_budget: int | None,
     output_folder: Path | None,
+    defer_patterns: tuple[str, ...],
+    defer_above: int | None,
     workspace: Path | None,
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
@@ -388,7 +417,7 @@ def serve_command(
     Over HTTP, /healthz and /readyz answer load balancers, and SIGTERM drains
     the server before it closes every session's tools.
     """
-    from toolplug import ToolContext, ToolError
+    from toolplug import Deferral, ToolContext, ToolError
 
     from toolplug_mcp.server.security import is_loopback
     from toolplug_mcp.server.serve import build_server, serve_http, serve_stdio
@@ -403,6 +432,9 @@ def serve_command(
     if stateless and transport != "http":
         raise click.UsageError("--stateless is for --transport http (stdio serves one client)")
     tool_params = _tool_params(tool_param_pairs)
+    deferral = None
+    if defer_patterns or defer_above is not None:
+        deferral = Deferral(defer_patterns, above=defer_above)
     context = ToolContext(workspace=workspace) if workspace else ToolContext()
     if output_folder is not None and output_budget is None:
         raise click.UsageError(
@@ -421,6 +453,7 @@ def serve_command(
             tool_params=tool_params,
             stateless=stateless,
             budget=budget,
+            deferral=deferral,
         )
     except ToolError as exc:
         click.echo(f"Error: {exc}", err=True)

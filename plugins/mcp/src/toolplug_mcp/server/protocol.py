@@ -32,8 +32,9 @@ from mcp import MCPError
 from toolplug_mcp.server.sessions import connection_of
 
 #: The capabilities ``toolplug mcp serve`` declares: tools, whose list never changes
-#: while it runs (so no ``listChanged``), and logging (tools' log messages are sent as
-#: ``notifications/message``; see :mod:`~toolplug_mcp.server.relay`).
+#: while it runs (so no ``listChanged``; see :data:`DEFERRING_CAPABILITIES`), and
+#: logging (tools' log messages are sent as ``notifications/message``; see
+#: :mod:`~toolplug_mcp.server.relay`).
 SERVED_CAPABILITIES: dict[str, Any] = mcp_types.ServerCapabilities(
     tools=mcp_types.ToolsCapability(), logging=mcp_types.LoggingCapability()
 ).model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -52,18 +53,30 @@ def server_version() -> str:
 _CAPABILITY_ANSWERS = frozenset({"initialize", "server/discover"})
 
 
+#: :data:`SERVED_CAPABILITIES` of a server with deferred tools (``--defer``): the tool
+#: list of a session changes as its searches reveal tools (``listChanged``).
+DEFERRING_CAPABILITIES: dict[str, Any] = {
+    **SERVED_CAPABILITIES,
+    "tools": {**SERVED_CAPABILITIES["tools"], "listChanged": True},
+}
+
+
 class AdvertiseServed:
-    """Low-level server middleware: advertise :data:`SERVED_CAPABILITIES`, nothing more.
+    """Low-level server middleware: advertise :data:`SERVED_CAPABILITIES` (or, with
+    deferred tools, :data:`DEFERRING_CAPABILITIES`), nothing more.
 
     Installed on the MCP SDK server under fastmcp (``Server.middleware``), where it
     sees the answer to ``initialize`` as the dictionary sent on the wire.
     """
 
+    def __init__(self, capabilities: Mapping[str, Any] = SERVED_CAPABILITIES) -> None:
+        self.capabilities = dict(capabilities)
+
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         """Pass every request on; replace the capabilities in the handshake's answer."""
         result = await call_next(ctx)
         if ctx.method in _CAPABILITY_ANSWERS and isinstance(result, Mapping):
-            result = {**result, "capabilities": dict(SERVED_CAPABILITIES)}
+            result = {**result, "capabilities": dict(self.capabilities)}
         return result
 
 
@@ -111,9 +124,13 @@ class HandshakeOnly(Middleware):
         return await call_next(context)
 
 
-def install(server: Any) -> None:
-    """Give a fastmcp server the seams of every transport (HTTP adds :class:`HandshakeOnly`)."""
+def install(server: Any, *, list_changes: bool = False) -> None:
+    """Give a fastmcp server the seams of every transport (HTTP adds :class:`HandshakeOnly`).
+
+    ``list_changes``: a session's tool list changes (deferred tools are revealed).
+    """
     # fastmcp offers no public handle on the SDK server it wraps; its middleware list
     # is the SDK's public way to see a request's answer as the wire dictionary.
-    server._mcp_server.middleware.append(AdvertiseServed())
+    capabilities = DEFERRING_CAPABILITIES if list_changes else SERVED_CAPABILITIES
+    server._mcp_server.middleware.append(AdvertiseServed(capabilities))
     server.add_middleware(UnknownToolIsInvalidParams())

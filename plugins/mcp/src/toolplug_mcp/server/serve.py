@@ -34,12 +34,19 @@ from fastmcp import FastMCP
 from fastmcp.server.dependencies import get_context
 from fastmcp.tools.base import Tool, ToolResult
 from pydantic import PrivateAttr
-from toolplug import Tool as ToolSpec, ToolContext, ToolDefinition, ToolError, ToolRegistry
+from toolplug import (
+    Deferral,
+    Tool as ToolSpec,
+    ToolContext,
+    ToolDefinition,
+    ToolError,
+    ToolRegistry,
+)
 from toolplug.budget import DEFAULT_BUDGET, Budget
 from toolplug.formats import export_tool, render
 from toolplug.guards import with_policy
 
-from toolplug_mcp.server import protocol
+from toolplug_mcp.server import deferral as deferring, protocol
 from toolplug_mcp.server.approval import elicit_approval
 from toolplug_mcp.server.deadlines import (
     DEFAULT_BODY_TIMEOUT,
@@ -97,7 +104,10 @@ class ServedTool(Tool):
             )
         # The call's progress, logs and questions go back to this request's client
         # (the session toolset's handlers: see toolplug_mcp.server.relay).
+        before = deferring.revealed(toolset)
         observation = await toolset.acall(self.name, arguments, call_id=_request_id())
+        if self.name == deferring.SEARCH_TOOL and toolset.deferral is not None:
+            await deferring.announce_if_revealed(get_context(), before, toolset)
         result = mcp_types.CallToolResult.model_validate(render(observation, "mcp"))
         return ToolResult(
             content=list(result.content),
@@ -152,6 +162,7 @@ def build_server(
     tool_params: Mapping[str, Mapping[str, Any]] | None = None,
     stateless: bool = False,
     budget: Budget | int | None = DEFAULT_BUDGET,
+    deferral: Deferral | None = None,
 ) -> tuple[FastMCP, SessionToolsets, list[str]]:
     """A fastmcp server offering every enabled tool, and its session toolsets.
 
@@ -169,6 +180,9 @@ def build_server(
     With ``stateless``, every call is served by one toolset shared by all callers
     (:attr:`~toolplug_mcp.server.sessions.SessionToolsets.shared`); a tool that keeps
     state per session (:func:`~toolplug_mcp.server.sessions.stateful_tools`) is refused.
+
+    With a ``deferral``, the tools it chooses are left out of ``tools/list`` until a
+    session's ``search_tools`` call reveals them (:mod:`~toolplug_mcp.server.deferral`).
 
     ``budget`` is each session's output budget (:mod:`toolplug.budget`): a
     :class:`~toolplug.Budget`, a number of characters, or ``None`` for none. Give it a
@@ -199,6 +213,7 @@ def build_server(
     ]
     specs: list[ToolSpec] = []
     templates: list[ToolDefinition[Any, Any]] = []
+    factories: dict[str, str] = {}  # tool name -> the registered tool that made it
     for entry in registry:
         spec = ToolSpec(entry.name, tool_params.pop(entry.name, {}))
         try:
@@ -211,6 +226,7 @@ def build_server(
             continue
         specs.append(spec)
         templates.extend(created)
+        factories.update(dict.fromkeys((t.name for t in created), entry.name))
     unknown = sorted(tool_params)
     stateful = stateful_tools(registry, [s.name for s in specs]) if stateless else []
     if unknown or stateful:
@@ -236,10 +252,23 @@ def build_server(
         # whose $defs/$ref every current client resolves (MCP's default dialect).
         dereference_schemas=False,
     )
-    protocol.install(server)
+    hidden = frozenset[str]()
+    if deferral is not None:
+        hidden = deferring.deferred_names(deferral, templates, factories)
+    if hidden and deferring.SEARCH_TOOL in factories:
+        _close_all(templates)
+        raise ToolError(
+            f"a served tool is named '{deferring.SEARCH_TOOL}', the name of the tool "
+            "search deferred tools need; serve without --defer"
+        )
+    protocol.install(server, list_changes=bool(hidden))
     sessions = SessionToolsets(registry, specs, context, idle_timeout, budget)
     sessions.shared = stateless
     try:
+        if deferral is not None and hidden:  # (--defer-above: only past that many tools)
+            sessions.deferral = deferral
+            server.add_middleware(deferring.HideDeferred(sessions, hidden))
+            server.add_tool(served_tool(deferring.search_tool(deferral), sessions))
         for definition in templates:
             server.add_tool(served_tool(definition, sessions))
     finally:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolplug import Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
+from toolplug import Deferral, Tool as ToolSpec, ToolContext, ToolError, ToolRegistry, Toolset
 from toolplug.budget import DEFAULT_BUDGET, Budget
 
 from toolplug_mcp.server import relay
@@ -102,6 +102,13 @@ class SessionTools:
         # Shielded: a call cancelled while the tools start must not lose them unclosed.
         return await asyncio.shield(loading)
 
+    def loaded(self) -> Toolset | None:
+        """The session's toolset if it has been created, else ``None`` (never creates it)."""
+        loading = self._loading
+        if loading is None or not loading.done() or _failed(loading):
+            return None
+        return loading.result()
+
     async def close(self) -> None:
         """Close the tools, waiting for a creation under way; idempotent.
 
@@ -154,6 +161,9 @@ class SessionToolsets:
         self._live: set[SessionTools] = set()
         self._only: SessionTools | None = None
         self._closed = False  # set by close_all: no session gets tools after it
+        #: The tools each session defers (``--defer``): see
+        #: :mod:`~toolplug_mcp.server.deferral`.
+        self.deferral: Deferral | None = None
 
     def open(self) -> SessionTools:
         """A new session's tools, not created until its first call.
@@ -193,6 +203,8 @@ class SessionToolsets:
         if self._closed:  # shut down while the tools were being created
             await toolset.aclose()
             raise ToolError("the server is shutting down")
+        if self.deferral is not None:
+            toolset.defer(self.deferral)
         return toolset
 
     def forget(self, tools: SessionTools) -> None:
