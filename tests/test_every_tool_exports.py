@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from toolplug import ToolContext, ToolRegistry
+from toolplug import ToolContext, ToolRegistry, Toolset
 from toolplug.plugins import installed_plugins
 from toolplug.testing import validate_observation_exports, validate_tool_exports
 
@@ -38,6 +39,32 @@ def test_every_export_of_every_tool_validates(tmp_path: Path) -> None:
     finally:
         for tool in tools:
             tool.close()
+
+
+CODING = ["bash", "file_editor", "glob", "grep", "think", "finish"]
+
+
+def _exports(workspace: Path) -> dict[str, list[dict[str, Any]]]:
+    with Toolset.load(CODING, workspace=workspace, plugins=CODING) as toolset:
+        assert sorted(toolset.keys()) == sorted(CODING)
+        return {
+            fmt + (" strict" if options else ""): toolset.export(fmt, check="off", **options)
+            for fmt in toolset.formats
+            for options in ([{}, {"strict": True}] if fmt in ("openai", "responses") else [{}])
+        }
+
+
+def test_a_definition_is_the_same_in_every_workspace(tmp_path: Path) -> None:
+    """A prompt cache keyed on the tools survives a second checkout: no definition of
+    the coding tools names the workspace it was made in."""
+    one, two = tmp_path / "one" / "checkout", tmp_path / "elsewhere"
+    one.mkdir(parents=True)
+    two.mkdir()
+    first, second = _exports(one), _exports(two)
+    assert set(first) >= {"openai", "openai strict", "anthropic", "gemini", "bedrock", "mcp"}
+    for fmt, exported in first.items():
+        assert exported == second[fmt], fmt
+        assert str(one) not in str(exported) and str(tmp_path) not in str(exported), fmt
 
 
 @pytest.mark.parametrize(

@@ -64,8 +64,71 @@ def test_strict_schema_follows_openai_rules() -> None:
     assert params["properties"]["tags"]["type"] == ["array", "null"]
     # Non-recursive models are inlined; the recursive one stays a reference.
     city = params["properties"]["address"]["properties"]["city"]
-    assert {"type": "null"} in city["anyOf"] and "default" not in city
+    assert city["type"] == ["string", "null"] and "default" not in city
     assert set(params["$defs"]) == {"Node"}
+
+
+class Optionals(Action):
+    """The Python docstring of an action: not a word of it for the model."""
+
+    name: str = Field(description="A name.")
+    limit: int | None = Field(default=None, ge=0, description="At most this many.")
+    where: Address | None = Field(default=None, description="Where, if anywhere.")
+    kind: Literal["a", "b"] | None = Field(default=None, description="The kind.")
+    # null here means something (no cap), unlike leaving it out (a cap of 5).
+    cap: int | None = Field(default=5, description="A cap; null for none.")
+    given: int | None = Field(description="Required, and null allowed.")
+
+
+OPTIONALS = ToolDefinition(
+    name="optionals",
+    description="Optional fields.",
+    action_type=Optionals,
+    executor=lambda a: f"{a.limit}:{a.where}:{a.kind}:{a.cap}:{a.given}",
+)
+
+
+def test_optional_fields_are_plain_types_left_out_of_required() -> None:
+    params = export_tool(OPTIONALS, "openai")["function"]["parameters"]
+    props = params["properties"]
+    assert props["limit"] == {"type": "integer", "minimum": 0, "description": "At most this many."}
+    assert props["where"] == {"$ref": "#/$defs/Address", "description": "Where, if anywhere."}
+    assert props["kind"] == {"type": "string", "enum": ["a", "b"], "description": "The kind."}
+    assert props["where"]["$ref"] == "#/$defs/Address"
+    # Inside a nested model too.
+    assert params["$defs"]["Address"]["properties"]["city"] == {
+        "type": "string",
+        "description": "City, if known.",
+    }
+    # A null that means something, and a required nullable field, keep their null.
+    assert {"type": "null"} in props["cap"]["anyOf"] and props["cap"]["default"] == 5
+    assert {"type": "null"} in props["given"]["anyOf"]
+    assert sorted(params["required"]) == ["given", "name"]
+    # The action's docstring is no schema-level description.
+    assert "description" not in params
+    validate_tool_exports(OPTIONALS)
+
+
+def test_optional_fields_still_take_an_explicit_null_or_nothing() -> None:
+    omitted = OPTIONALS.call({"name": "n", "given": 1})
+    assert omitted.text == "None:None:None:5:1", omitted.text
+    nulls = OPTIONALS.call(
+        {"name": "n", "limit": None, "where": None, "kind": None, "cap": None, "given": None}
+    )
+    assert nulls.text == "None:None:None:None:None", nulls.text
+
+
+def test_strict_export_makes_the_plain_optional_fields_nullable_again() -> None:
+    params = export_tool(OPTIONALS, "openai", strict=True)["function"]["parameters"]
+    check_openai_strict(params)
+    props = params["properties"]
+    assert props["limit"]["type"] == ["integer", "null"]
+    assert {"type": "null"} in props["kind"]["anyOf"]
+    assert props["where"]["type"] == ["object", "null"]
+    assert props["where"]["properties"]["city"]["type"] == ["string", "null"]
+    args = {"name": "n", "limit": None, "where": None, "kind": None, "cap": None, "given": 2}
+    jsonschema.validate(args, params)
+    assert OPTIONALS.call(args).text == "None:None:None:None:2"
 
 
 def test_strict_null_round_trips_to_defaults() -> None:

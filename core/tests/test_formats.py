@@ -333,6 +333,7 @@ class Node(BaseModel):
 
 class Shapes(Action):
     maybe: int | None = Field(default=None, description="Optional number.")
+    cap: int | None = Field(default=5, description="A cap; null for none.")
     mode: str = Field(default="fast", json_schema_extra={"const": "fast"}, description="Mode.")
     level: int = Field(default=1, json_schema_extra={"enum": [1, 2, 3]}, description="Level.")
     anything: dict[str, Any] = Field(default_factory=dict, description="Free-form.")
@@ -344,12 +345,11 @@ def test_gemini_schema_subset() -> None:
     tool = ToolDefinition(name="shapes", description="Shapes.", action_type=Shapes)
     schema = to_gemini_schema(tool.input_schema())
     props = schema["properties"]
-    assert (
-        props["maybe"]
-        == {"type": "integer", "nullable": True, "description": "Optional number.", "default": None}
-        or props["maybe"]["nullable"] is True
-    )
-    assert props["maybe"]["type"] == "integer"
+    # Left out means null: a plain type, not required. A null that means something
+    # (a default of its own) is Gemini's nullable.
+    assert props["maybe"] == {"type": "integer", "description": "Optional number."}
+    assert "maybe" not in schema.get("required", [])
+    assert props["cap"]["type"] == "integer" and props["cap"]["nullable"] is True
     assert props["mode"]["enum"] == ["fast"] and "const" not in props["mode"]
     assert props["level"]["enum"] == ["1", "2", "3"] and props["level"]["type"] == "string"
     assert "properties" not in props["anything"] and "additionalProperties" not in props["anything"]

@@ -13,7 +13,7 @@ from toolplug import _engine
 from toolplug.arguments import parse_arguments, validate_action
 from toolplug.model import Action, Observation, ToolAnnotations
 from toolplug.runner import Runner
-from toolplug.schema import clean_schema, with_security_risk
+from toolplug.schema import clean_schema, omit_null_defaults, with_security_risk
 
 if TYPE_CHECKING:
     from pluggy import HookCaller
@@ -193,8 +193,15 @@ class ToolDefinition(Generic[A, O]):
     # -- schemas ---------------------------------------------------------------------
 
     def input_schema(self, *, security_risk: bool = False) -> dict[str, Any]:
-        """The JSON schema of the action, cleaned for export."""
+        """The JSON schema of the action, cleaned for export.
+
+        The action's docstring is left out (it documents the Python class; the model
+        reads the tool's description), and an optional field whose default is ``None``
+        is its plain type, left out of ``required`` (see `toolplug.schema.omit_null_defaults`).
+        """
         schema = clean_schema(self.action_type.model_json_schema())
+        schema.pop("description", None)
+        schema = omit_null_defaults(schema)
         if security_risk and not self.read_only:
             schema = with_security_risk(schema)
         return schema

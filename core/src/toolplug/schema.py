@@ -98,6 +98,61 @@ def prune_defs(schema: dict[str, Any]) -> dict[str, Any]:
     return {**body, "$defs": kept} if kept else body
 
 
+def _is_null(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("type") == "null" and len(node) == 1
+
+
+def _without_null(node: dict[str, Any]) -> dict[str, Any] | None:
+    """``node`` with its ``null`` alternative taken out; ``None`` when it has none."""
+    kind = node.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        rest = [k for k in kind if k != "null"]
+        return {**node, "type": rest[0] if len(rest) == 1 else rest} if rest else None
+    options = node.get("anyOf")
+    if not isinstance(options, list) or not any(_is_null(o) for o in options):
+        return None
+    rest = [o for o in options if not _is_null(o)]
+    if not rest:
+        return None
+    outer = {k: v for k, v in node.items() if k != "anyOf"}
+    if len(rest) > 1:
+        return {**outer, "anyOf": rest}
+    only = rest[0]
+    if not isinstance(only, dict) or set(only) & set(outer):
+        return {**outer, "anyOf": rest}  # merging would overwrite a key: keep the wrapper
+    return {**only, **outer}
+
+
+def omit_null_defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    """Optional fields whose default is ``null`` as their plain type, left out of ``required``.
+
+    ``x: int | None = None`` gives ``{"anyOf": [{"type": "integer"}, {"type": "null"}],
+    "default": null}``: a model never needs to send the null, since leaving the field out
+    means the same, so the schema says just ``{"type": "integer"}`` (the action still
+    accepts an explicit null). A field whose default is something else keeps ``null`` in
+    its type: there it means something. OpenAI's strict mode, which needs every field
+    required, makes optional fields nullable again (:func:`to_strict`).
+    """
+
+    def fix(node: dict[str, Any]) -> dict[str, Any]:
+        props = node.get("properties")
+        if not isinstance(props, dict):
+            return node
+        required = set(node.get("required", []))
+        for name, sub in props.items():
+            if name in required or not isinstance(sub, dict):
+                continue
+            if "default" not in sub or sub["default"] is not None:
+                continue
+            plain = _without_null(sub)
+            if plain is not None:
+                plain.pop("default")
+                props[name] = plain
+        return node
+
+    return _walk(copy.deepcopy(schema), fix)  # type: ignore[no-any-return]
+
+
 def with_security_risk(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy of an input schema with a required ``security_risk`` field added."""
     schema = copy.deepcopy(schema)

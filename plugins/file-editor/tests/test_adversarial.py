@@ -779,3 +779,32 @@ def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
         "Invalid params for tool 'file_editor'" in done.stderr
         and "- max_view_chars: " in done.stderr
     )
+
+
+# -- what a model sends that the schema no longer shows (issue #28) ---------------------
+
+
+def test_nulls_and_insert_text_from_an_older_schema_still_work(call, workspace: Path) -> None:
+    # Optional fields are plain types, left out, and `insert_text` is out of the schema;
+    # a model that sends null for "not given", or insert_text, is still understood.
+    nulls = {"view_range": None, "file_text": None, "old_str": None, "insert_line": None}
+    ok(call(command="create", path="n.txt", **{**nulls, "file_text": "a\nc\n"}))
+    ok(call(command="insert", path="n.txt", insert_line=1, insert_text="b", new_str=None))
+    assert (workspace / "n.txt").read_text() == "a\nb\nc\n"
+    assert "b" in ok(call(command="view", path="n.txt", **nulls, new_str=None))
+
+
+def test_the_definition_names_no_workspace(tmp_path: Path) -> None:
+    # The description carried the workspace's absolute path: every checkout had its
+    # own definition, and no prompt cache of the tools survived a second one.
+    one, two = tmp_path / "one", tmp_path / "some" / "other"
+    one.mkdir()
+    two.mkdir(parents=True)
+    first, second = make_editor(one), make_editor(two)
+    try:
+        assert first.description == second.description
+        assert str(one) not in first.description and "absolute inside it" in first.description
+        assert first.input_schema() == second.input_schema()
+    finally:
+        first.close()
+        second.close()

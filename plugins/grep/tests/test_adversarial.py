@@ -236,3 +236,25 @@ def test_a_param_out_of_its_range_is_refused_by_name(tmp_path: Path) -> None:
 
     assert done.returncode == 2
     assert "Invalid params for tool 'grep'" in done.stderr and "- default_limit: " in done.stderr
+
+
+# -- what a model sends that the schema no longer shows (issue #28) ---------------------
+
+
+def test_explicit_nulls_and_the_hidden_sides_still_work(tmp_path: Path, make_tool) -> None:
+    # The schema shows optional fields as plain types, left out, and `context` alone;
+    # a model trained on the old schema still sends null for "not given", or before/after.
+    make_tree(tmp_path, {"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+    tool = make_tool(tmp_path)
+    nulls = {"path": None, "glob": None, "type": None, "context": None, "limit": None}
+    listed = tool.call({"pattern": "three", **nulls})
+    assert not listed.is_error and "f.txt" in listed.text, listed.text
+    sides = tool.call(
+        {"pattern": "three", "output_mode": "content", "before": 1, "after": None, "context": 2}
+    )
+    assert not sides.is_error, sides.text
+    # before wins on its side; after, given as null, leaves context's 2 lines.
+    assert "f.txt-2-two" in sides.text and "f.txt-1-one" not in sides.text, sides.text
+    assert "f.txt-5-five" in sides.text, sides.text
+    refused = tool.call({"pattern": "x", "before": 99, "output_mode": "content"})
+    assert refused.is_error and "before" in refused.text, refused.text

@@ -101,7 +101,7 @@ def test_annotations_say_read_only_idempotent_closed_world() -> None:
 def test_the_exported_description_tells_when_to_think() -> None:
     description = export_tool(think_tool, "anthropic")["description"]
 
-    for use in ("planning", "weighing options", "checking"):
+    for use in ("plan several steps", "weigh approaches", "check earlier results"):
         assert use in description
 
 

@@ -6,21 +6,15 @@ from pydantic import Field
 from toolplug import Action, Observation
 
 DESCRIPTION = """\
-Run a command in a persistent bash session (stdout and stderr together, as a terminal \
-shows them). The working directory, exported variables, functions, aliases and an \
-activated virtualenv carry over from call to call.
+Run a command in a persistent bash session; stdout and stderr come back together. The \
+working directory, variables, functions, aliases and an activated virtualenv persist \
+between calls.
 
-- Chain commands with && or ;, write multi-line scripts and heredocs; `cmd &` runs in \
-the background and returns at once (send its output to a file to read it later).
-- A command still running when the timeout (or a long silence) comes keeps running: \
-you get its output so far. Then call again with is_input=true and an empty command to \
-wait, text to answer a prompt, or "C-c" to interrupt it.
-- A command waiting for input (a prompt, `cat`, `read`) is reported: answer it with \
-is_input=true (the text is typed followed by Enter); "C-d" sends end-of-file.
-- Long output is cut to its start and end; the full text is saved to a file whose path \
-is given. Prefer commands that print little (grep, head, tail, wc).
-- reset=true ends the session and every process in it and starts a fresh one.\
-"""
+- `cmd &` runs in the background and returns at once (send its output to a file).
+- A command still running at the timeout, or after a long silence, keeps running: you \
+get its output so far, and a note when it waits for input. Go on with is_input.
+- Long output is cut to its start and end, and the full text saved to a file whose \
+path is given. Prefer commands that print little (grep, head, tail, wc)."""
 
 
 class BashAction(Action):
@@ -28,32 +22,28 @@ class BashAction(Action):
 
     command: str = Field(
         description=(
-            "The bash command to run (one line or a multi-line script). With "
-            "is_input=true: the text to type to the running command, followed by Enter; "
-            "an empty string just waits for more output; 'C-c', 'C-d' and 'C-z' send "
-            "those keys."
+            "The command or multi-line script. With is_input: text to type, followed by "
+            "Enter; empty just waits for more output; 'C-c', 'C-d' and 'C-z' send those keys."
         )
     )
     is_input: bool = Field(
         default=False,
-        description=(
-            "Send `command` to the command that is still running instead of starting a new one."
-        ),
+        description="Send `command` to the running command instead of starting a new one.",
     )
     timeout: float | None = Field(
         default=None,
         gt=0,
         le=3600,
         description=(
-            "Seconds to wait for this call before control returns to you (the command "
-            "keeps running). When set, a silent command is waited for just as long."
+            "Seconds before control returns to you (the command keeps running); a silent "
+            "command is then waited for as long."
         ),
     )
     reset: bool = Field(
         default=False,
         description=(
-            "Kill the session and every process it started, and start a fresh shell in "
-            "the workspace; `command` (if any) then runs in the fresh shell."
+            "Kill the session and all its processes and start a fresh shell in the "
+            "workspace, where `command`, if any, then runs."
         ),
     )
 

@@ -63,7 +63,7 @@ class FileEditorTool(ToolDefinition[FileEditorAction, Observation]):
         executor = FileEditorExecutor(context.workspace, settings)
         tool = cls(
             name="file_editor",
-            description=describe(str(context.workspace), settings.undo_depth),
+            description=describe(settings.undo_depth, outside=allow_outside_workspace),
             action_type=FileEditorAction,
             observation_type=FileEditorObservation,
             executor=executor,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 from toolplug import Action, Observation
 
 Command = Literal["view", "create", "str_replace", "insert", "undo_edit"]
@@ -13,48 +14,28 @@ Command = Literal["view", "create", "str_replace", "insert", "undo_edit"]
 class FileEditorAction(Action):
     """One editor command. Which optional fields a command uses is said on each field."""
 
-    command: Command = Field(
-        description=(
-            "What to do: `view` a file or directory, `create` a new file, `str_replace` "
-            "text in a file, `insert` lines into a file, or `undo_edit` the last edit of a file."
-        )
-    )
-    path: str = Field(
-        description=("The file or directory: relative to the workspace, or absolute inside it.")
-    )
+    command: Command = Field(description="What to do.")
+    path: str = Field(description="The file or directory.")
     view_range: list[int] | None = Field(
         default=None,
         min_length=2,
         max_length=2,
-        description=(
-            "For `view` of a file: [start, end], 1-based and inclusive; end -1 means to "
-            "the end of the file. Left out: the whole file."
-        ),
+        description="`view`: [start, end] lines, from 1, inclusive; end -1: to the end.",
     )
-    file_text: str | None = Field(
-        default=None, description="For `create`: the whole content of the new file."
-    )
+    file_text: str | None = Field(default=None, description="`create`: the file's content.")
     old_str: str | None = Field(
         default=None,
-        description=(
-            "For `str_replace`: the exact text to replace, whitespace included. It must "
-            "occur exactly once in the file; add surrounding lines to make it unique."
-        ),
+        description="`str_replace`: the text to replace; add lines around it to make it unique.",
     )
     new_str: str | None = Field(
         default=None,
-        description=(
-            "For `str_replace`: the replacement text (left out or empty deletes `old_str`). "
-            "For `insert`: the lines to insert."
-        ),
+        description="`str_replace`: the new text (left out or empty deletes `old_str`). "
+        "`insert`: the lines to insert.",
     )
-    insert_line: int | None = Field(
-        default=None,
-        description="For `insert`: the line after which to insert; 0 inserts at the top.",
-    )
-    insert_text: str | None = Field(
-        default=None, description="For `insert`: the lines to insert (the same as `new_str`)."
-    )
+    insert_line: int | None = Field(default=None, description="`insert`: the line to insert after.")
+    # Another name for `new_str` in `insert`, the one some models were trained on; kept
+    # out of the schema, so the model reads one field, not two.
+    insert_text: SkipJsonSchema[str | None] = None
 
 
 class FileEditorObservation(Observation):
@@ -67,20 +48,22 @@ class FileEditorObservation(Observation):
     )
 
 
-def describe(workspace: str, undo_depth: int) -> str:
-    """The tool description the model reads."""
+def describe(undo_depth: int, *, outside: bool = False) -> str:
+    """The tool description the model reads: the same in every workspace (a prompt
+    cache keeps it), so it names none."""
+    where = "or absolute" if outside else "or absolute inside it"
     return (
         "View, create and edit text files.\n"
-        "* `view`: a file shows its lines numbered like `cat -n` (use `view_range` for part "
-        "of a long file); a directory lists its files and folders two levels deep; an image "
-        "(png, jpeg, gif, webp) is shown as an image.\n"
-        "* `create`: makes a new file with `file_text` (missing folders are made). It never "
-        "overwrites an existing file.\n"
-        "* `str_replace`: replaces `old_str` with `new_str`. `old_str` must match exactly one "
-        "place in the file, whitespace and indentation included; do not copy the line "
-        "numbers that `view` prints.\n"
-        "* `insert`: inserts `new_str` as new lines after line `insert_line` (0 = the top).\n"
-        f"* `undo_edit`: reverts the last edit of the file (up to {undo_depth} steps back).\n"
-        f"Paths are relative to the workspace {workspace}, or absolute inside it. "
-        "Line endings, encoding and file permissions are kept."
+        "* `view`: a file's lines, numbered like `cat -n` (`view_range` for part of a long "
+        "file); a directory's files and folders, two levels deep; an image (png, jpeg, gif, "
+        "webp) as an image.\n"
+        "* `create`: a new file of `file_text` (missing folders are made); it never "
+        "overwrites a file.\n"
+        "* `str_replace`: `old_str` must match exactly one place, whitespace and "
+        "indentation included (leave out the line numbers `view` shows); it becomes "
+        "`new_str`.\n"
+        "* `insert`: `new_str` as lines after line `insert_line` (0: at the top).\n"
+        f"* `undo_edit`: reverts the file's last edit (up to {undo_depth} steps back).\n"
+        f"Paths are relative to the workspace, {where}. Line endings, encoding and "
+        "permissions are kept."
     )

@@ -7,8 +7,7 @@ from toolplug import Action, Observation
 
 DESCRIPTION = """\
 Finish the task and hand your final answer to the user. Call it once, when the work \
-is done (or cannot be done), with a message that stands on its own: the answer, or a \
-summary of what you did, what changed and anything left open. No tool call follows it."""
+is done or cannot be done; no tool call follows it."""
 
 
 class FinishAction(Action):
@@ -16,8 +15,8 @@ class FinishAction(Action):
 
     message: str = Field(
         description=(
-            "The final answer or a summary for the user: what was done, what changed, "
-            "and anything that is still open."
+            "The answer, or a summary that stands on its own: what was done, what changed "
+            "and what is still open."
         )
     )
 

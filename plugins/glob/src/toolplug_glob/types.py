@@ -9,21 +9,16 @@ from toolplug import Action, Observation
 MAX_LIMIT = 10_000
 
 DESCRIPTION = """\
-Find files by name pattern, newest first. Fast on large trees.
+Find files by name with a glob pattern. Results are paths relative to the searched \
+directory, most recently modified first; a note says how many more matched than \
+`limit`.
 
-- `pattern` uses glob syntax: `*` and `?` match within one path segment, `**` matches \
-any number of directories, `[abc]` and `[!abc]` are character classes, `{a,b}` are \
-alternatives. Examples: `**/*.py`, `src/**/test_*.py`, `**/*.{ts,tsx}`, `docs/*.md`.
-- A pattern matches whole paths from the searched directory: `*.py` finds only the top \
-level's files; use `**/*.py` to search every level.
-- Files ignored by git (`.gitignore`, nested ignore files, `.git/info/exclude`) and \
-hidden files are skipped, unless the pattern names a hidden file (`**/.env`) or \
+- `*` and `?` match within one path segment, `**` any number of directories, `[abc]` \
+and `[!abc]` are character classes, `{a,b}` alternatives. A pattern matches whole \
+paths: `*.py` finds the top level's files only, `**/*.py` every level's.
+- Git-ignored and hidden files are skipped unless the pattern names one (`**/.env`) or \
 starts in an ignored directory (`build/**`).
-- Results are paths relative to the searched directory, most recently modified first, \
-at most `limit` of them; a note says how many more matched.
-- `path` picks a directory to search (default: the workspace). Absolute patterns and \
-`~` work too.
-- This lists files only, not their contents; search inside files with a grep tool."""
+- It lists names only; to search contents, use a grep tool."""
 
 
 class GlobAction(Action):
@@ -31,20 +26,19 @@ class GlobAction(Action):
 
     pattern: str = Field(
         min_length=1,
-        description="Glob pattern for the files to find, such as '**/*.py' or "
-        "'src/**/test_*.{ts,tsx}'. Relative patterns match from the searched directory.",
+        description="Such as '**/*.py' or 'src/**/test_*.{ts,tsx}'; absolute patterns and "
+        "'~' work too.",
     )
     path: str | None = Field(
         default=None,
-        description="Directory to search in, absolute or relative to the workspace. "
-        "Omit it to search the whole workspace.",
+        description="Directory to search, relative to the workspace or absolute (default: "
+        "the workspace).",
     )
     limit: int | None = Field(
         default=None,
         ge=1,
         le=MAX_LIMIT,
-        description="Most paths to return (newest first). Omit it for the tool's default "
-        "(usually 100).",
+        description="Most paths to return (default: usually 100).",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 from toolplug import Action, Observation
 
 #: The most results (files, counts or lines) one call may ask for.
@@ -17,24 +18,13 @@ MAX_CONTEXT = 50
 OutputMode = Literal["files_with_matches", "content", "count"]
 
 DESCRIPTION = """\
-Search the contents of files with a regular expression (ripgrep). Fast on large trees.
+Search file contents with a regular expression (ripgrep).
 
-- `pattern` is a regex in ripgrep's syntax: `def main`, `log.*Error`, `fn\\s+\\w+`, \
-`import (os|sys)`. Escape special characters to find them literally: `foo\\(`, \
-`interface\\{\\}`, `a\\.b`.
-- `output_mode`: `files_with_matches` (default) lists the files that contain a \
-match, most recently modified first; `content` shows the matching lines as \
-`path:line:text` (add `before`/`after`/`context` for lines around them); `count` \
-gives the number of matching lines per file.
-- Narrow with `path` (a directory or file in the workspace), `glob` (`*.py`, \
-`src/**/*.{ts,tsx}`) or `type` (`py`, `js`, `rust`, `go`...).
-- Files ignored by git (`.gitignore`, `.ignore`, `.rgignore`), hidden files and \
-binary files are skipped; set `include_hidden` or `no_ignore` to search them too.
-- `multiline` lets a pattern span lines (`struct \\w+ \\{[^}]*\\}`); \
-`case_insensitive` ignores case.
-- Results come in pages of `limit`; a note says when there are more and which \
-`offset` gives the next page. Long lines are cut.
-- To find files by name rather than content, use a glob tool."""
+- Git-ignored, hidden and binary files are skipped unless `no_ignore` or \
+`include_hidden` is set.
+- Results come in pages of `limit`; a note gives the `offset` of the next page. Long \
+lines are cut.
+- To find files by name, use a glob tool."""
 
 
 class GrepAction(Action):
@@ -42,75 +32,55 @@ class GrepAction(Action):
 
     pattern: str = Field(
         min_length=1,
-        description="Regular expression to search for (ripgrep syntax), such as "
-        "'def \\w+_test' or 'TODO|FIXME'. Escape special characters to match them literally.",
+        description="ripgrep regex, such as 'def \\w+_test' or 'TODO|FIXME'; escape "
+        "special characters to match them literally: 'foo\\(', 'a\\.b'.",
     )
     path: str | None = Field(
-        default=None,
-        description="File or directory to search, relative to the workspace. Omit it to "
-        "search the whole workspace.",
+        default=None, description="File or directory to search (default: the workspace)."
     )
     glob: str | None = Field(
         default=None,
-        description="Only search files matching this glob: without a '/', it matches file "
-        "names ('*.py', '*.{ts,tsx}'); with one, paths below the searched directory "
-        "('src/**/*.ts').",
+        description="Only files matching this glob: without a '/' it matches names ('*.py', "
+        "'*.{ts,tsx}'), with one paths below the searched directory ('src/**/*.ts').",
     )
     type: str | None = Field(
         default=None,
-        description="Only search files of this ripgrep type, such as 'py', 'js', 'ts', "
-        "'rust', 'go', 'java', 'md'. Often quicker to write than a glob.",
+        description="Only files of this ripgrep type: 'py', 'js', 'ts', 'rust', 'go'...",
     )
-    case_insensitive: bool = Field(default=False, description="Ignore case when matching.")
+    case_insensitive: bool = Field(default=False, description="Ignore case.")
     output_mode: OutputMode = Field(
         default="files_with_matches",
-        description="'files_with_matches' (default): the files with a match, newest first. "
-        "'content': the matching lines with their line numbers. 'count': matching lines "
-        "per file.",
-    )
-    before: int | None = Field(
-        default=None,
-        ge=0,
-        le=MAX_CONTEXT,
-        description="Content mode only: lines to show before each match.",
-    )
-    after: int | None = Field(
-        default=None,
-        ge=0,
-        le=MAX_CONTEXT,
-        description="Content mode only: lines to show after each match.",
+        description="files_with_matches: the files with a match, newest first; content: "
+        "matching lines as path:line:text; count: matching lines per file.",
     )
     context: int | None = Field(
         default=None,
         ge=0,
         le=MAX_CONTEXT,
-        description="Content mode only: lines to show before and after each match (before "
-        "and after, when given, win).",
+        description="content mode: lines to show before and after each match.",
     )
+    # Accepted for callers that set the two sides apart (ripgrep's -B and -A); the
+    # model is shown `context` alone, one field instead of three. Either wins over it.
+    before: SkipJsonSchema[int | None] = Field(default=None, ge=0, le=MAX_CONTEXT)
+    after: SkipJsonSchema[int | None] = Field(default=None, ge=0, le=MAX_CONTEXT)
     multiline: bool = Field(
         default=False,
-        description="Let the pattern match across lines ('\\n' in it); '.' still stops at "
-        "the end of a line unless the pattern starts with '(?s)'.",
+        description="Let matches span lines; '.' matches a newline only after '(?s)'.",
     )
     limit: int | None = Field(
         default=None,
         ge=1,
         le=MAX_LIMIT,
-        description="Most results to return: files, counts or lines. Omit it for the "
-        "tool's default (usually 100).",
+        description="Results per page: files, counts or lines (default: usually 100).",
     )
     offset: int = Field(
-        default=0,
-        ge=0,
-        le=MAX_OFFSET,
-        description="Results to skip, to get the next page (a note gives the value).",
+        default=0, ge=0, le=MAX_OFFSET, description="Results to skip, for the next page."
     )
     include_hidden: bool = Field(
-        default=False, description="Also search hidden files and directories (names with a '.')."
+        default=False, description="Also search hidden files (names starting with '.')."
     )
     no_ignore: bool = Field(
-        default=False,
-        description="Also search files that .gitignore, .ignore or .rgignore exclude.",
+        default=False, description="Also search files .gitignore, .ignore or .rgignore exclude."
     )
 
 
