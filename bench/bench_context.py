@@ -13,6 +13,20 @@ has ``openhands-sdk``; install it in a venv of its own, from ``bench/requirement
 
 Token counts are exact and do not vary from run to run: these figures are sizes, not
 times, and the "floor" column holds OpenHands' count for comparison.
+
+Part 2, deferral: the quality set's 500 tool definitions
+(``core/tests/data/tool_search/tools.json``: real MCP servers' tools and generated ones,
+grouped by server), made into runnable tools, every one deferred but two; per format,
+the tokens of what enters the model's context before a search against every definition
+sent (target: at most a tenth). Anthropic loads nothing of a deferred tool; OpenAI
+Responses shows a deferred function's name and description, and of a namespace only its
+own (namespaces per server here).
+
+Part 3, the local search: CPU time per query over the 500 tools, the quality set's
+100 queries in turn (target: under 5 ms), beside a floor that looks at every tool once
+(each query word looked for in each name and description).
+
+Part 4, the output budget on a result within it: ``bench_budget.py``'s figure.
 """
 
 from __future__ import annotations
@@ -26,11 +40,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import time
+
+from bench_budget import alternated, bench_within_budget
+from pydantic import Field, create_model
 from timing import report, save
-from toolplug import Toolset
+from toolplug import Action, Observation, ToolDefinition, Toolset
+from toolplug.registry import ToolRegistry
 from toolplug.tokens import count, count_definitions
 
 HERE = Path(__file__).resolve().parent
+TOOL_SET = HERE.parent / "core" / "tests" / "data" / "tool_search" / "tools.json"
+QUERIES = HERE.parent / "core" / "tests" / "data" / "tool_search" / "queries.json"
+#: The tools kept out of the deferral (those every turn needs).
+KEPT = ("bash", "file_editor")
 SIX = ["bash", "file_editor", "glob", "grep", "think", "finish"]
 #: OpenHands' name for each of ours.
 PEER_NAMES = {"bash": "terminal"}
@@ -144,7 +167,132 @@ def definition_figures() -> bool:
     return met
 
 
+# -- part 2: deferral --------------------------------------------------------------------
+
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
+
+
+def as_tool(entry: dict[str, Any]) -> ToolDefinition[Any, Any]:
+    """A runnable tool with the entry's name, description and parameters (their JSON
+    types and descriptions; the optional ones left out of ``required``)."""
+    schema = entry.get("inputSchema") or {}
+    required = set(schema.get("required", ()))
+    fields: dict[str, Any] = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = _JSON_TYPES.get(prop.get("type", ""), Any)
+        described = prop.get("description")
+        if name in required:
+            fields[name] = (kind, Field(description=described))
+        else:
+            fields[name] = (kind | None, Field(default=None, description=described))
+    action = create_model(f"Action{len(fields)}", __base__=Action, **fields)
+    return ToolDefinition(
+        name=entry["name"],
+        description=entry["description"],
+        action_type=action,
+        executor=lambda act: Observation.from_text("done"),
+    )
+
+
+def five_hundred() -> ToolRegistry:
+    """The 500 tools, one factory per server (``github__create_issue``: ``github``)."""
+    by_server: dict[str, list[dict[str, Any]]] = {}
+    for entry in json.loads(TOOL_SET.read_text()):
+        by_server.setdefault(entry["name"].partition("__")[0], []).append(entry)
+    registry = ToolRegistry()
+    for server, entries in by_server.items():
+
+        def create(context: Any, entries: list[dict[str, Any]] = entries) -> list[Any]:
+            return [as_tool(entry) for entry in entries]
+
+        create.__name__ = server
+        registry.register(create, name=server)
+    return registry
+
+
+def in_context(fmt: str, exported: list[dict[str, Any]]) -> int:
+    """Tokens of what enters the model's context before a search (see the docstring)."""
+    seen = []
+    for item in exported:
+        if item.get("defer_loading"):
+            if fmt == "responses":
+                seen.append({k: item[k] for k in ("type", "name", "description")})
+            continue
+        if item.get("type") == "namespace":
+            item = {k: item[k] for k in ("type", "name", "description")}
+        seen.append(item)
+    return count(json.dumps(seen, separators=(",", ":")))
+
+
+def deferral_figures() -> bool:
+    """Part 2: tokens before a search, 500 tools deferred but two, against all sent."""
+    ok = True
+    with Toolset.load(registry=five_hundred()) as every:
+        assert len(every) == 500, len(every)
+        with Toolset.load(registry=five_hundred()) as deferred:
+            deferred.defer(keep=KEPT, namespaces=True)
+            for fmt in ("openai", "responses", "anthropic", "gemini", "bedrock"):
+                whole = in_context(fmt, every.export(fmt, check="off"))
+                part = in_context(fmt, deferred.export(fmt, check="off"))
+                ok &= report(
+                    "context",
+                    f"500 tools, {fmt}: deferred vs all sent (tokens)",
+                    part,
+                    whole,
+                    0.1,
+                    "tokens",
+                )
+    return ok
+
+
+# -- part 3: the local search ------------------------------------------------------------
+
+
+def search_figures() -> bool:
+    """Part 3: the local search's CPU time per query over the 500 tools."""
+    from toolplug.search import ToolIndex
+
+    with Toolset.load(registry=five_hundred()) as toolset:
+        definitions = list(toolset.values())
+    index = ToolIndex(definitions)
+    queries = [q["query"] for q in json.loads(QUERIES.read_text())]
+    texts = [f"{d.name} {d.description}".lower() for d in definitions]
+
+    def ours() -> None:
+        for query in queries:
+            index.search(query, limit=5)
+
+    def floor() -> None:
+        for query in queries:
+            words = query.lower().split()
+            sum(1 for text in texts for word in words if word in text)
+
+    alternated({"ours": ours, "floor": floor}, 2, number=1)  # warm up
+    times = alternated({"ours": ours, "floor": floor}, 20, number=1)
+    started = time.thread_time()
+    ToolIndex(definitions)
+    built = time.thread_time() - started
+    report("context", "tool search index, built over 500 tools (CPU)", built, None, None, "ms")
+    return report(
+        "context",
+        "tool search, one query over 500 tools (CPU)",
+        times["ours"] / len(queries),
+        times["floor"] / len(queries),
+        None,
+        "ms",
+        limit=0.005,
+    )
+
+
 if __name__ == "__main__":
-    results = [definition_figures()]
+    results = [definition_figures(), deferral_figures(), search_figures(), bench_within_budget()]
     save("bench_context")
     sys.exit(0 if all(results) else 1)

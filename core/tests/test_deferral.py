@@ -542,3 +542,30 @@ def test_revealed_by_provider_name() -> None:
         assert tools.deferral is not None and tools.deferral.revealed == {"crm.archive_invoice"}
         found = tools.call("search_tools", {"query": "archive invoice crm"})
         assert re.search(r"^- crm_archive_invoice: ", found.text, re.M)
+
+
+def test_a_namespace_names_its_tools_once_without_their_shared_prefix() -> None:
+    # The description is read before any search, on every request: "github__" is the
+    # namespace's own name, not repeated for each of its tools.
+    def github(context: Any) -> list[ToolDefinition[Any, Any]]:
+        action = create_model("IssueAction", __base__=Action, title=(str, Field()))
+        return [
+            ToolDefinition(
+                name=f"github__{verb}_issue",
+                description=f"{verb.title()} an issue.",
+                action_type=action,
+                executor=lambda act: Observation.from_text("ok"),
+            )
+            for verb in ("create", "close")
+        ]
+
+    registry = ToolRegistry()
+    registry.register(github, name="github")
+    with Toolset.load(registry=registry) as tools:
+        tools.defer(namespaces=True)
+        exported = tools.export("responses", check="error")
+    _check("responses", exported)
+    [space] = [t for t in exported if t["type"] == "namespace"]
+    assert space["name"] == "github"
+    assert space["description"] == "Tools: create_issue, close_issue"
+    assert [f["name"] for f in space["tools"]] == ["github__create_issue", "github__close_issue"]

@@ -142,6 +142,9 @@ class Spill:
         self._files: deque[tuple[Path, int]] = deque()  # oldest first, with sizes
         self._total = 0
         self._count = 0
+        # The common budget, in characters with no per-tool figure, read once here.
+        self._plain = budget.tokens is None and not budget.per_tool
+        self._chars = budget.chars
         # Several toolsets may spill into one folder a host names (every session of
         # `toolplug mcp serve`): a tag of their own keeps their file names apart.
         self._tag = secrets.token_hex(4)
@@ -158,12 +161,11 @@ class Spill:
         """``observation`` held to the budget: the same object when within it. Never raises."""
         # The common case, a plain observation within the budget, is on every call of
         # every tool: kept to a few attribute reads and one pass over the blocks.
-        budget = self.budget
-        if budget.per_tool or budget.tokens is not None:
-            limit = budget.limit_for(tool)
-        else:  # Budget.limit_for, its common case inlined
-            limit = None if tool.bounds_output else budget.chars
-        if type(observation) is Observation and budget.tokens is None:
+        if self._plain:  # Budget.limit_for, its common case inlined
+            limit = None if tool.bounds_output else self._chars
+        else:
+            limit = self.budget.limit_for(tool)
+        if self._plain and type(observation) is Observation:
             size = 0
             for block in observation.content:
                 if not isinstance(block, TextContent):

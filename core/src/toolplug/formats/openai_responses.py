@@ -81,8 +81,11 @@ class OpenAIResponsesFormat(ToolFormat):
                 exported.append(spaces[group])
             spaces[group]["tools"].append(declared)
         for group, space in spaces.items():
-            names = ", ".join(t["name"] for t in space["tools"])
-            space["description"] = cut(f"Tools of '{group}': {names}", 1000)
+            # The model reads a namespace's description before any search, beside its
+            # name: say its tools' names, without the group's prefix each repeats (MCP's
+            # server__tool), and nothing more.
+            names = ", ".join(_unprefixed(t["name"], group) for t in space["tools"])
+            space["description"] = cut(f"Tools: {names}", 1000)
         exported.append({"type": "tool_search"})
         return exported
 
@@ -146,3 +149,13 @@ class OpenAIResponsesFormat(ToolFormat):
     def check_result(self, result: Any, observation: Observation) -> None:
         module = "openai.types.responses.response_input_param"
         validate_sdk_type(result, module, "FunctionCallOutput", "openai", self.title)
+
+
+def _unprefixed(name: str, group: str) -> str:
+    """``name`` without a leading ``group`` and separator (``github__create_issue`` in
+    group ``github``: ``create_issue``); as it is otherwise."""
+    for separator in ("__", "_", ".", "/", "-"):
+        prefix = group + separator
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return name[len(prefix) :]
+    return name
