@@ -36,11 +36,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-import time
 
 from bench_budget import alternated, bench_within_budget
 from pydantic import Field, create_model

@@ -29,8 +29,15 @@ async def view(workspace: Path, *serve_args: str, calls: list[dict[str, Any]]) -
 
     server = StdioServerParameters(
         command=TOOLPLUG,
-        args=["mcp", "serve", "--plugins", "file_editor", "--workspace", str(workspace)]
-        + list(serve_args),
+        args=[
+            "mcp",
+            "serve",
+            "--plugins",
+            "file_editor",
+            "--workspace",
+            str(workspace),
+            *serve_args,
+        ],
         env=dict(os.environ),
     )
     with (workspace.parent / "serve-stderr.txt").open("w") as errlog:
