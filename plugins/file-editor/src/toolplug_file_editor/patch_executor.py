@@ -21,7 +21,6 @@ moved file has no undo step (its old history is dropped).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -240,6 +239,8 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
                 self._write_one(target)
                 done.append(target)
         except (EditorError, OSError) as exc:
+            # The failed write left its file as it was, but not the folders made for it.
+            _remove_empty(targets[len(done)].made)
             failed = self._roll_back(done)
             reason = str(exc) if isinstance(exc, EditorError) else (exc.strerror or str(exc))
             message = (
@@ -283,9 +284,7 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
             try:
                 if target.before is None:  # it was new: remove it, and the folders made
                     os.unlink(place.name, dir_fd=place.dir_fd)
-                    for folder in target.made:
-                        with contextlib.suppress(OSError):
-                            folder.rmdir()
+                    _remove_empty(target.made)
                     continue
                 info = target.info
                 assert info is not None
@@ -303,14 +302,15 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
         return failed
 
     def _record(self, targets: list[_Target]) -> None:
-        """Remember the undo steps; a removed file's old steps are forgotten."""
+        """Remember the undo steps. The old steps of a file removed, moved, or new (a
+        file of that name was removed earlier) no longer apply: they are forgotten."""
         history = self.shared.history
         for target in targets:
-            while history.steps_of(target.real):
-                history.drop_last(target.real)
-        for target in targets:
-            if target.step is not None:
-                step = target.step
+            step = target.step
+            if step is None or step.created:
+                while history.steps_of(target.real):
+                    history.drop_last(target.real)
+            if step is not None:
                 if step.created:  # the folders made are known only now
                     step = Step(step.fmt, step.after, created=True, made_dirs=target.made)
                 history.push(target.real, step)
@@ -344,6 +344,15 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
                 f"{raw} would be {size} bytes, over the limit of {limit} bytes "
                 "(max_file_size), so the patch was not applied."
             )
+
+
+def _remove_empty(folders: tuple[Path, ...]) -> None:
+    """Remove the given folders, deepest first, as long as they are empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _changed_span(old: str, new: str) -> tuple[int, int, int]:
