@@ -8,6 +8,7 @@ pieces the error must say (the workspace must then be exactly as before).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -650,3 +651,76 @@ def test_the_cli_lists_and_calls_it(workspace: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert (workspace / "cli.txt").read_bytes() == b"from the cli\n"
+
+
+# -- adversarial input: refused clearly, never raised into the host, never hanging --------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ({}, "input"),
+        ({"input": ["*** Begin Patch"]}, "input"),
+        ({"input": None}, "input"),
+    ],
+)
+def test_malformed_arguments_are_error_observations(
+    workspace: Path, arguments: dict, said: str
+) -> None:
+    assert said in error(make_tool(workspace).call(arguments))
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (("*** Add File: a\x00b.txt", "+x"), "NUL"),
+        (("*** Add File: " + "d/" * 2100 + "f.txt", "+x"), "characters long"),
+        (("*** Add File: ~/toolplug-apply-patch.txt", "+x"), "outside the workspace"),
+        (("*** Add File: a.txt", "+x", "*** End Patch", "*** Add File: b.txt", "+y"), "line 4"),
+    ],
+)
+def test_hostile_paths_and_envelopes_change_nothing(
+    workspace: Path, body: tuple[str, ...], said: str
+) -> None:
+    text = error(make_tool(workspace).call({"input": patch(*body)}))
+    assert said in text
+    assert len(text) < 2000, "the error echoes too much"
+    assert snapshot(workspace) == {}
+
+
+def test_binary_files_fifos_and_images_are_refused(workspace: Path) -> None:
+    (workspace / "bin.dat").write_bytes(b"a\x00b\n")
+    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"x" * 20)
+    os.mkfifo(workspace / "pipe")
+    tool = make_tool(workspace)
+    assert "binary" in error(
+        tool.call({"input": patch("*** Update File: bin.dat", "@@", "-a", "+b")})
+    )
+    assert "image" in error(
+        tool.call({"input": patch("*** Update File: img.png", "@@", "-x", "+y")})
+    )
+    for body in (("*** Update File: pipe", "@@", "-a", "+b"), ("*** Delete File: pipe",)):
+        assert "not a regular file" in error(tool.call({"input": patch(*body)}))
+    assert (workspace / "bin.dat").read_bytes() == b"a\x00b\n"
+
+
+def test_a_long_unmatched_line_is_cut_in_the_error(workspace: Path) -> None:
+    (workspace / "f.txt").write_text("short\n")
+    long = "y" * 100_000
+    text = error(
+        make_tool(workspace).call(
+            {"input": patch("*** Update File: f.txt", "@@", f"-{long}", "+z")}
+        )
+    )
+    assert "f.txt: hunk 1" in text and len(text) < 2000
+
+
+def test_many_hunks_in_a_big_file(workspace: Path) -> None:
+    lines = [f"line {i}\n" for i in range(20_000)]
+    (workspace / "big.txt").write_text("".join(lines))
+    body: list[str] = ["*** Update File: big.txt"]
+    for i in range(0, 20_000, 10):
+        body += ["@@", f"-line {i}", f"+LINE {i}"]
+        lines[i] = f"LINE {i}\n"
+    ok(make_tool(workspace).call({"input": patch(*body)}))
+    assert (workspace / "big.txt").read_text() == "".join(lines)
