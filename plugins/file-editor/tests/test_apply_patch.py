@@ -724,3 +724,32 @@ def test_many_hunks_in_a_big_file(workspace: Path) -> None:
         lines[i] = f"LINE {i}\n"
     ok(make_tool(workspace).call({"input": patch(*body)}))
     assert (workspace / "big.txt").read_text() == "".join(lines)
+
+
+def test_a_file_changed_by_another_process_during_the_patch_rolls_back(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer changes the third file between the plan and the writes: the window
+    is opened on purpose (the change itself is a real write by a real process)."""
+    from toolplug_file_editor.patch_executor import ApplyPatchExecutor
+
+    fill(workspace, {"1.txt": b"one\n", "2.txt": b"two\n", "3.txt": b"three\n"})
+    original = ApplyPatchExecutor._write_all
+
+    def other_writer_first(self, targets):  # type: ignore[no-untyped-def]
+        subprocess.run(["sh", "-c", "printf 'theirs\\n' >> 3.txt"], cwd=workspace, check=True)
+        return original(self, targets)
+
+    monkeypatch.setattr(ApplyPatchExecutor, "_write_all", other_writer_first)
+    body = patch(
+        "*** Update File: 1.txt", "@@", "-one", "+1",
+        "*** Update File: 2.txt", "@@", "-two", "+2",
+        "*** Update File: 3.txt", "@@", "-three", "+3",
+    )  # fmt: skip
+    text = error(make_tool(workspace).call({"input": body}))
+    assert "3.txt was changed by something else" in text and "put back" in text
+    assert snapshot(workspace) == {
+        "1.txt": b"one\n",
+        "2.txt": b"two\n",
+        "3.txt": b"three\ntheirs\n",
+    }

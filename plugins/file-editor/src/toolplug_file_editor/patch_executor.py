@@ -8,7 +8,8 @@ A call runs in two steps, under the session's edit lock (session.py):
    problem (a hunk that does not match, a directory where a file is expected, a path
    outside the workspace) stops the call here, before anything is written.
 2. Write: each file is written atomically (atomic.py: the old content or the new,
-   never a mix), and removed files are unlinked, through the folders opened in step 1.
+   never a mix), and removed files are unlinked, through the folders opened in step 1;
+   a file that something else changed since step 1 counts as a failed write.
    If a write fails midway (a full disk, a file-size limit), the files already written
    are put back as they were, newest first: replaced files get their old bytes, new
    files are removed with the folders made for them, removed files are written again.
@@ -255,6 +256,8 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
             raise EditorError(message) from None
 
     def _write_one(self, target: _Target) -> None:
+        if target.info is not None:
+            _require_unchanged(target)
         if target.after is None:  # a deleted file, or the source of a move
             assert target.place is not None
             os.unlink(target.place.name, dir_fd=target.place.dir_fd)
@@ -344,6 +347,22 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
                 f"{raw} would be {size} bytes, over the limit of {limit} bytes "
                 "(max_file_size), so the patch was not applied."
             )
+
+
+def _require_unchanged(target: _Target) -> None:
+    """Refuse to write over a file that something else changed since the plan read it."""
+    assert target.place is not None and target.info is not None
+    try:
+        now = os.stat(target.place.name, dir_fd=target.place.dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        now = None
+    was = target.info
+    if now is None or (now.st_ino, now.st_size, now.st_mtime_ns) != (
+        was.st_ino,
+        was.st_size,
+        was.st_mtime_ns,
+    ):
+        raise EditorError(f"{target.raw} was changed by something else while the patch was applied")
 
 
 def _remove_empty(folders: tuple[Path, ...]) -> None:
