@@ -19,7 +19,13 @@ import toolplug_file_editor
 from conftest import error, ok
 from toolplug import Tool, ToolContext, Toolset
 from toolplug.formats import export_tool
-from toolplug.testing import ToolConformance, registry_from, run_toolplug
+from toolplug.testing import (
+    ToolConformance,
+    registry_from,
+    run_toolplug,
+    validate_observation_exports,
+    validate_tool_exports,
+)
 
 
 @dataclass(frozen=True)
@@ -640,6 +646,14 @@ def test_tool_shape_and_exports(workspace: Path) -> None:
     assert list(schema["properties"]) == ["input"]  # the name Codex's function tool uses
     assert schema["required"] == ["input"]
     assert len(tool.description) < 800, "the description is paid on every request"
+    validate_tool_exports(tool)  # every format, against the providers' SDK types
+    (workspace / "u.txt").write_text("u\n")
+    done = tool.call({"input": patch("*** Update File: u.txt", "*** Move to: v.txt")})
+    failed = tool.call({"input": patch("*** Delete File: missing.txt")})
+    ok(done)
+    error(failed)
+    for observation in (done, failed):
+        validate_observation_exports(observation)
 
 
 def test_the_cli_lists_and_calls_it(workspace: Path) -> None:
