@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import toolplug_file_editor
 from conftest import error, ok
-from toolplug import Tool, ToolContext, Toolset
+from toolplug import Observation, Tool, ToolContext, Toolset
 from toolplug.formats import export_tool
 from toolplug.testing import (
     ToolConformance,
@@ -767,3 +767,78 @@ def test_a_file_changed_by_another_process_during_the_patch_rolls_back(
         "2.txt": b"two\n",
         "3.txt": b"three\ntheirs\n",
     }
+
+
+# -- a round trip per format through dispatch: the call in the provider's shape, the files
+# changed, the answer in the provider's shape, both checked with the providers' SDK types.
+
+
+def _calls(format: str, patch_text: str) -> tuple[object, object]:
+    """A model's apply_patch call in ``format``'s own shape, and the SDK type to check it."""
+    import anthropic.types as anthropic_types
+    import mcp.types as mcp_types
+    import openai.types.chat as openai_chat
+    import openai.types.responses as openai_responses
+
+    arguments = json.dumps({"input": patch_text})
+    if format == "openai":
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "apply_patch", "arguments": arguments},
+        }
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        openai_chat.ChatCompletionMessage.model_validate(message)
+        return message, openai_chat.ChatCompletionToolMessageParam
+    if format == "responses":
+        item = {
+            "id": "fc_1",
+            "type": "function_call",
+            "call_id": "call_1",
+            "name": "apply_patch",
+            "arguments": arguments,
+            "status": "completed",
+        }
+        openai_responses.ResponseFunctionToolCall.model_validate(item)
+        from openai.types.responses.response_input_item_param import FunctionCallOutput
+
+        return [item], FunctionCallOutput
+    if format == "anthropic":
+        block = {
+            "type": "tool_use",
+            "id": "toolu_1",
+            "name": "apply_patch",
+            "input": {"input": patch_text},
+        }
+        anthropic_types.ToolUseBlock.model_validate(block)
+        return [block], anthropic_types.ToolResultBlockParam
+    if format == "gemini":
+        from google.genai import types as gemini_types
+
+        part = {"functionCall": {"id": "g1", "name": "apply_patch", "args": {"input": patch_text}}}
+        gemini_types.Part.model_validate(part)
+        return [part], gemini_types.Part
+    if format == "bedrock":
+        use = {"toolUseId": "b1", "name": "apply_patch", "input": {"input": patch_text}}
+        return [{"toolUse": use}], None  # checked with botocore's service model below
+    params = {"name": "apply_patch", "arguments": {"input": patch_text}}
+    mcp_types.CallToolRequestParams.model_validate(params)
+    return params, mcp_types.CallToolResult
+
+
+@pytest.mark.parametrize("format", ["openai", "responses", "anthropic", "gemini", "bedrock", "mcp"])
+def test_round_trip_through_dispatch(workspace: Path, format: str) -> None:
+    from pydantic import TypeAdapter
+
+    fill(workspace, {"app.py": b"DEBUG = True\n"})
+    body = patch("*** Update File: app.py", "@@", "-DEBUG = True", "+DEBUG = False")
+    calls, result_type = _calls(format, body)
+    with Toolset.load(["apply_patch"], workspace=workspace) as toolset:
+        results = toolset.dispatch(calls)
+        assert len(results) == 1
+        if result_type is not None:
+            TypeAdapter(result_type).validate_python(results[0])
+        # The format's own check too: the SDK's types, and for Bedrock botocore's model.
+        toolset.formats[format].check_result(results[0], Observation.from_text(""))
+    assert "M app.py" in json.dumps(results[0])
+    assert (workspace / "app.py").read_bytes() == b"DEBUG = False\n"
