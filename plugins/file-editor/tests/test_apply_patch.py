@@ -161,6 +161,18 @@ SCENARIOS = [
         errors=("`@@ def missing():` line was not found",),
     ),
     Scenario(
+        "update_in_a_missing_folder",
+        {},
+        patch("*** Update File: no/such/dir/f.txt", "@@", "-a", "+b"),
+        errors=("no/such/dir/f.txt does not exist", "*** Add File:"),
+    ),
+    Scenario(
+        "first_hunk_line_invalid",
+        {"t.py": b"x\n"},
+        patch("*** Update File: t.py", "x = 1"),
+        errors=("line 3", "a hunk needs lines", "'x = 1'"),
+    ),
+    Scenario(
         "update_missing_file",
         {},
         patch("*** Update File: nope.txt", "@@", "-a", "+b"),
