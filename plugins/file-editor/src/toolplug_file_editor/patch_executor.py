@@ -135,7 +135,9 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
             existing = existing.parent
         if not os.path.isdir(existing):
             raise EditorError(f"{raw} cannot be a file: {self._shown(existing)} is not a folder.")
-        if not new or existing == real.parent:
+        if not new and existing != real.parent:
+            raise self._missing(raw)
+        if existing == real.parent:
             place = reach(real, raw, self.workspace)
         target = _Target(raw, real, place)
         targets.append(target)

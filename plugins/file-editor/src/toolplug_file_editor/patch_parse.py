@@ -249,7 +249,7 @@ class _Reader:
         if not any(kind != " " or text for kind, text in lines):
             got = "the end of the patch" if self.done else _shown(self.peek())
             raise _fail(
-                self.number if lines or self.done else number + 1,
+                self.number,
                 "a hunk needs lines starting with ` ` (context), `-` (removed) or `+` "
                 f"(added); got {got}.",
             )
