@@ -362,6 +362,18 @@ SCENARIOS = [
         {"b.txt": b"\xef\xbb\xbffirst\n2nd\n"},
     ),
     Scenario(
+        "utf16_file_stays_utf16",
+        {"w.txt": b"\xff\xfe" + "one\r\ntwo\r\n".encode("utf-16-le")},
+        patch("*** Update File: w.txt", "@@", " one", "-two", "+deux \u00e9"),
+        {"w.txt": b"\xff\xfe" + "one\r\ndeux \u00e9\r\n".encode("utf-16-le")},
+    ),
+    Scenario(
+        "add_over_an_existing_crlf_file_keeps_crlf",
+        {"c.txt": b"old\r\n"},
+        patch("*** Add File: c.txt", "+new", "+lines"),
+        {"c.txt": b"new\r\nlines\r\n"},
+    ),
+    Scenario(
         "trailing_empty_context_line_stands_for_the_last_newline",
         {"e.txt": b"x\ny\n"},
         patch("*** Update File: e.txt", "@@", " x", "-y", "+z", ""),
