@@ -866,3 +866,19 @@ def test_round_trip_through_dispatch(workspace: Path, format: str) -> None:
         toolset.formats[format].check_result(results[0], Observation.from_text(""))
     assert "M app.py" in json.dumps(results[0])
     assert (workspace / "app.py").read_bytes() == b"DEBUG = False\n"
+
+
+def test_the_example_in_the_description_applies(workspace: Path) -> None:
+    from toolplug_file_editor.patch_types import DESCRIPTION
+
+    lines = DESCRIPTION.splitlines()
+    example = "\n".join(lines[lines.index("*** Begin Patch") : lines.index("*** End Patch") + 1])
+    fill(
+        workspace,
+        {"old.py": b"x\n", "app.py": b"def greet():\ncontext line, unchanged\nremoved line\n"},
+    )
+    ok(make_tool(workspace).call({"input": example}))
+    assert snapshot(workspace) == {
+        "new.py": b"each line of the new file, after +\n",
+        "main.py": b"def greet():\ncontext line, unchanged\nadded line\n",
+    }

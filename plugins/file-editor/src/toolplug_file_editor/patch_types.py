@@ -7,21 +7,22 @@ from toolplug import Action, Observation
 
 #: What the model reads: the format in brief (models of the GPT-5 family know it well).
 DESCRIPTION = """\
-Edit files with a patch. Format:
+Edit files with a patch:
 *** Begin Patch
-*** Add File: PATH
-+each line of the new file
-*** Delete File: PATH
-*** Update File: PATH
-*** Move to: NEW_PATH (optional)
-@@ optional line to find first, such as a def or class
- context line
+*** Add File: new.py
++each line of the new file, after +
+*** Delete File: old.py
+*** Update File: app.py
+*** Move to: main.py
+@@ def greet():
+ context line, unchanged
 -removed line
 +added line
 *** End Patch
-Use several @@ hunks per file, in file order, with about 3 context lines around each \
-change; end a hunk with `*** End of File` when its lines end the file. Paths are \
-relative to the workspace. The whole patch is applied or none of it."""
+`*** Move to:` (a rename) and the text after `@@` (a line to find first) are optional. \
+Use one @@ hunk per change, in file order, with about 3 context lines; end a hunk with \
+`*** End of File` when its lines end the file. Paths are relative to the workspace. \
+The whole patch is applied or none of it."""
 
 
 class ApplyPatchAction(Action):
