@@ -882,3 +882,33 @@ def test_the_example_in_the_description_applies(workspace: Path) -> None:
         "new.py": b"each line of the new file, after +\n",
         "main.py": b"def greet():\ncontext line, unchanged\nadded line\n",
     }
+
+
+@pytest.mark.asyncio
+async def test_concurrent_patches_and_edits_of_one_file_never_interleave(workspace: Path) -> None:
+    import asyncio
+
+    fill(workspace, {"c.txt": "".join(f"k{i}\n" for i in range(40)).encode()})
+    toolset = Toolset.load(["file_editor", "apply_patch"], workspace=workspace)
+    try:
+        patcher, editor = toolset["apply_patch"], toolset["file_editor"]
+        calls = [
+            patcher.acall({"input": patch("*** Update File: c.txt", "@@", f"-k{i}", f"+p{i}")})
+            for i in range(0, 40, 2)
+        ] + [
+            editor.acall(
+                {
+                    "command": "str_replace",
+                    "path": "c.txt",
+                    "old_str": f"k{i}\n",
+                    "new_str": f"e{i}\n",
+                }
+            )
+            for i in range(1, 40, 2)
+        ]
+        results = await asyncio.gather(*calls)
+        assert not [r.text for r in results if r.is_error]
+        expected = "".join(f"p{i}\n" if i % 2 == 0 else f"e{i}\n" for i in range(40))
+        assert (workspace / "c.txt").read_text() == expected
+    finally:
+        toolset.close()
