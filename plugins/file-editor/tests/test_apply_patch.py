@@ -912,3 +912,17 @@ async def test_concurrent_patches_and_edits_of_one_file_never_interleave(workspa
         assert (workspace / "c.txt").read_text() == expected
     finally:
         toolset.close()
+
+
+def test_modes_are_kept_by_updates_moves_and_replacing_adds(workspace: Path) -> None:
+    fill(workspace, {"run.sh": b"echo a\n", "tool.sh": b"echo t\n", "keep.sh": b"old\n"})
+    for name in ("run.sh", "tool.sh", "keep.sh"):
+        (workspace / name).chmod(0o750)
+    body = patch(
+        "*** Update File: run.sh", "@@", "-echo a", "+echo b",
+        "*** Update File: tool.sh", "*** Move to: bin/tool.sh",
+        "*** Add File: keep.sh", "+new",
+    )  # fmt: skip
+    ok(make_tool(workspace).call({"input": body}))
+    for name in ("run.sh", "bin/tool.sh", "keep.sh"):
+        assert (workspace / name).stat().st_mode & 0o777 == 0o750, name
