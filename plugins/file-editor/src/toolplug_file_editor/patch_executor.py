@@ -66,6 +66,8 @@ class _Target:
     after: list[bytes | memoryview] | None = None
     step: Step | None = None
     made: tuple[Path, ...] = field(default=())
+    #: The permission bits of a new file (``None``: the default under the umask).
+    mode: int | None = None
 
 
 class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
@@ -189,6 +191,9 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
         dest = self._target(operation.move_to, seen, targets, new=True)
         if dest.info is not None:  # replaced, as Codex does; its old bytes kept for rollback
             dest.before = self._read_bytes(dest)
+        else:  # a moved file keeps its mode (an executable script stays executable)
+            assert source.info is not None
+            dest.mode = stat.S_IMODE(source.info.st_mode)
         data = fmt.encode(applied.text)
         self._check_size(dest.raw, len(data))
         dest.after = [data]
@@ -274,7 +279,7 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
             target.place.name,
             target.after,
             path=target.real,
-            mode=None if info is None else stat.S_IMODE(info.st_mode),
+            mode=target.mode if info is None else stat.S_IMODE(info.st_mode),
             owner=None if info is None else (info.st_uid, info.st_gid),
             exclusive=info is None,
         )
