@@ -926,3 +926,13 @@ def test_modes_are_kept_by_updates_moves_and_replacing_adds(workspace: Path) -> 
     ok(make_tool(workspace).call({"input": body}))
     for name in ("run.sh", "bin/tool.sh", "keep.sh"):
         assert (workspace / name).stat().st_mode & 0o777 == 0o750, name
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file away needs root")
+def test_a_moved_file_keeps_its_owner_and_group(workspace: Path) -> None:
+    fill(workspace, {"theirs.txt": b"x\n"})
+    os.chown(workspace / "theirs.txt", 1234, 5678)
+    body = patch("*** Update File: theirs.txt", "*** Move to: moved.txt", "@@", "-x", "+y")
+    ok(make_tool(workspace).call({"input": body}))
+    info = (workspace / "moved.txt").stat()
+    assert (info.st_uid, info.st_gid) == (1234, 5678)
