@@ -66,8 +66,9 @@ class _Target:
     after: list[bytes | memoryview] | None = None
     step: Step | None = None
     made: tuple[Path, ...] = field(default=())
-    #: The permission bits of a new file (``None``: the default under the umask).
+    #: The permission bits and (uid, gid) of a new file (``None``: the defaults).
     mode: int | None = None
+    owner: tuple[int, int] | None = None
 
 
 class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
@@ -191,9 +192,10 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
         dest = self._target(operation.move_to, seen, targets, new=True)
         if dest.info is not None:  # replaced, as Codex does; its old bytes kept for rollback
             dest.before = self._read_bytes(dest)
-        else:  # a moved file keeps its mode (an executable script stays executable)
+        else:  # a moved file keeps its mode (a script stays executable), owner and group
             assert source.info is not None
             dest.mode = stat.S_IMODE(source.info.st_mode)
+            dest.owner = (source.info.st_uid, source.info.st_gid)
         data = fmt.encode(applied.text)
         self._check_size(dest.raw, len(data))
         dest.after = [data]
@@ -280,7 +282,7 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, Observation]):
             target.after,
             path=target.real,
             mode=target.mode if info is None else stat.S_IMODE(info.st_mode),
-            owner=None if info is None else (info.st_uid, info.st_gid),
+            owner=target.owner if info is None else (info.st_uid, info.st_gid),
             exclusive=info is None,
         )
         self._sweeper.wrote(target.place.dir_fd)
