@@ -25,8 +25,8 @@ PAGE = DOCS / "benchmarks.md"
 PLOTS = DOCS / "benchmarks"
 START, END = "<!-- figures: start -->", "<!-- figures: end -->"
 #: Tools in the order the page shows them.
-TOOLS = ["core", "dispatch", "start", "bash", "file_editor", "glob", "grep", "mcp", "serve",
-         "policy", "otel"]  # fmt: skip
+TOOLS = ["core", "dispatch", "start", "context", "bash", "file_editor", "apply_patch", "glob",
+         "grep", "mcp", "serve", "policy", "otel"]  # fmt: skip
 SCALE = {"s": 1.0, "ms": 1e3, "us": 1e6}
 
 

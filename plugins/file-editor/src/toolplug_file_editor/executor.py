@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from toolplug_file_editor.atomic import write_atomic
 from toolplug_file_editor.errors import EditorError
 from toolplug_file_editor.history import History, Step, fingerprint
 from toolplug_file_editor.safeopen import Place, Root, closing, reach, reach_plain, read_all
+from toolplug_file_editor.session import Shared
 from toolplug_file_editor.stale import Sweeper
 from toolplug_file_editor.types import FileEditorAction, FileEditorObservation
 
@@ -67,12 +67,14 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     pipe or a device, so none waits on one while holding the lock.
     """
 
-    def __init__(self, workspace: Path, settings: Settings) -> None:
+    def __init__(self, workspace: Path, settings: Settings, shared: Shared | None = None) -> None:
         self.workspace = Path(os.path.realpath(workspace))
         self._root = Root(self.workspace)
         self.settings = settings
-        self.history = History(depth=settings.undo_depth)
-        self._lock = threading.Lock()
+        # With ``shared`` (the session's, see session.py) apply_patch edits the same history.
+        shared = shared or Shared(History(depth=settings.undo_depth))
+        self.history = shared.history
+        self._lock = shared.lock
         self._sweeper = Sweeper()
 
     def __call__(self, action: FileEditorAction) -> Observation:

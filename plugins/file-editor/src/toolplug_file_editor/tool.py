@@ -9,6 +9,7 @@ from pydantic import Field
 from toolplug import Observation, ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_file_editor.executor import FileEditorExecutor, Settings
+from toolplug_file_editor.session import shared_for
 from toolplug_file_editor.types import FileEditorAction, FileEditorObservation, describe
 
 #: Defaults of the tool's params.
@@ -60,7 +61,8 @@ class FileEditorTool(ToolDefinition[FileEditorAction, Observation]):
             undo_depth=undo_depth,
             max_image_size=max_image_size,
         )
-        executor = FileEditorExecutor(context.workspace, settings)
+        shared = shared_for(context, settings.undo_depth)
+        executor = FileEditorExecutor(context.workspace, settings, shared)
         tool = cls(
             name="file_editor",
             description=describe(settings.undo_depth, outside=allow_outside_workspace),
