@@ -40,6 +40,17 @@ class Action(BaseModel):
             return declared
         return self._declared_risk
 
+    def touched_paths(self) -> tuple[str, ...] | None:
+        """Every path this call would read or write, as the model named them, for
+        ``tool_call`` hooks that decide by path (a permission policy).
+
+        ``None`` (the default): the action's ``path`` field, if it has one, says it. An
+        action that names several paths in another form (a patch naming its files)
+        overrides this, so that a guard sees each of them; an empty tuple means the
+        call touches no path it could name.
+        """
+        return None
+
 
 class ToolAnnotations(BaseModel):
     """MCP behaviour hints. ``None`` means "not said" (MCP defaults then apply)."""

@@ -619,3 +619,52 @@ def test_a_glob_too_big_or_malformed_is_refused_at_load(glob: str, message: str)
     with pytest.raises(PolicyError) as caught:
         loads(f'[[rules]]\ndecision = "deny"\npath = {glob!r}\n', file="p.toml")
     assert message in str(caught.value)
+
+
+def _patch(*sections: str) -> dict[str, str]:
+    return {"input": "*** Begin Patch\n" + "".join(sections) + "*** End Patch\n"}
+
+
+UPDATE_APP = "*** Update File: src/app.py\n@@\n-print('app')\n+print('patched')\n"
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        "*** Update File: src/.env\n@@\n-TOKEN=hunter2\n+TOKEN=mine\n",
+        "*** Add File: src/.env.new\n+x\n",  # a new file matched by the glob
+        "*** Delete File: src/.env\n",
+        # A move: the file it leaves, or the name it takes, is denied.
+        "*** Update File: README.md\n*** Move to: src/.env\n",
+        "*** Update File: src/.env\n*** Move to: notes.txt\n",
+    ],
+)
+def test_a_patch_is_refused_when_any_file_it_names_is_denied(
+    toolset, workspace: Path, section: str
+) -> None:
+    """apply_patch names its files inside one string: the policy decides on each, as a
+    call naming it alone, and the whole patch takes the strictest decision. (Deciding on
+    the call alone let a patch write the files a file_editor rule kept out.)"""
+    policy = loads(
+        '[[rules]]\ndecision = "allow"\ntool = "*"\npath = "**"\n\n'
+        '[[rules]]\ndecision = "deny"\ntool = "*"\npath = "**/.env*"\n'
+    )
+    tools = toolset(["apply_patch"], policy)
+    before = {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file()}
+    text = refused(tools.call("apply_patch", _patch(UPDATE_APP, section)))
+    assert ".env" in text
+    # Nothing was applied: the allowed part of the patch waited on the denied part.
+    assert {p: p.read_bytes() for p in workspace.rglob("*") if p.is_file()} == before
+
+
+def test_a_patch_of_allowed_files_goes_through_and_one_past_the_rules_does_not(
+    toolset, workspace: Path
+) -> None:
+    policy = loads('[[rules]]\ndecision = "allow"\ntool = "*"\npath = "src/**"\n')
+    tools = toolset(["apply_patch"], policy)
+    done = tools.call("apply_patch", _patch(UPDATE_APP))
+    assert not done.is_error, done.text
+    assert (workspace / "src" / "app.py").read_text() == "print('patched')\n"
+    # A file outside what is allowed: the default (ask, with no one to ask) refuses it.
+    refused(tools.call("apply_patch", _patch("*** Add File: README2.md\n+x\n")))
+    assert not (workspace / "README2.md").exists()

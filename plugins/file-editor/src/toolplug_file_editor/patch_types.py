@@ -30,6 +30,24 @@ class ApplyPatchAction(Action):
 
     input: str = Field(description="The whole patch, from `*** Begin Patch` to `*** End Patch`.")
 
+    def touched_paths(self) -> tuple[str, ...]:
+        """Every file the patch names (a move's both ends), so that a guard deciding by
+        path (toolplug-policy) sees each; none for a patch that cannot be read, which
+        the tool refuses anyway."""
+        from toolplug_file_editor.errors import EditorError
+        from toolplug_file_editor.patch_parse import UpdateFile, parse
+
+        try:
+            operations = parse(self.input)
+        except EditorError:
+            return ()
+        paths: list[str] = []
+        for operation in operations:
+            paths.append(operation.path)
+            if isinstance(operation, UpdateFile) and operation.move_to is not None:
+                paths.append(operation.move_to)
+        return tuple(paths)
+
 
 class ApplyPatchObservation(Observation):
     """The files a patch changed, by what happened to them (paths relative to the workspace)."""

@@ -36,6 +36,8 @@ def subject(tool_name: str, action: Any, verdict: Verdict, workspace: Any) -> st
         return (
             f"the command `{cut(command)}`, which could not be read for sure ({verdict.unreadable})"
         )
+    if verdict.path is not None:  # one of the several paths the call names
+        return f"{tool_name} on `{cut(verdict.path)}`"
     target = CallFacts(action, workspace).path
     if target is not None:
         return f"{tool_name} on `{cut(target.display())}`"

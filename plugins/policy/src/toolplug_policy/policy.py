@@ -73,6 +73,8 @@ class Verdict:
     #: Why the refused part changes what later commands do (an alias, a function
     #: definition, a line that only sets variables), when the default decided on it.
     caution: str | None = None
+    #: Of the several paths a call names (``Action.touched_paths``), the one decided on.
+    path: str | None = None
 
     @property
     def rule(self) -> Rule | None:
@@ -119,7 +121,25 @@ class Policy:
         candidates = self.rules_for(names)
         if not candidates:
             return Verdict(self.default)
-        facts = CallFacts(action, workspace, self.limits)
+        touched = _touched_paths(action)
+        if isinstance(touched, str):  # the tool could not say what it would touch
+            unsure: Decision = "ask" if self.default == "allow" else self.default
+            return Verdict(unsure, unreadable=touched)
+        if touched:
+            # A call naming several paths (a patch) is as allowed as its least allowed
+            # path: each is decided as if the call named it alone.
+            verdicts = [
+                dataclasses.replace(
+                    self._decide(candidates, CallFacts(action, workspace, self.limits, path=path)),
+                    path=path,
+                )
+                for path in touched
+            ]
+            return max(verdicts, key=lambda v: SEVERITY[v.decision])  # the first of the worst
+        return self._decide(candidates, CallFacts(action, workspace, self.limits))
+
+    def _decide(self, candidates: tuple[Rule, ...], facts: CallFacts) -> Verdict:
+        """The decision of :meth:`decide` for one call's facts."""
         whole: dict[str, Rule] = {}  # the first matching whole-call rule of each decision
         by_command: list[Rule] = []
         for rule in candidates:
@@ -213,6 +233,20 @@ class Policy:
                 parts.append("tools " + ", ".join(f"`{t}`" for t in rule.tools))
             out.append("; ".join(parts) if parts else "any call")
         return out
+
+
+def _touched_paths(action: Any) -> tuple[str, ...] | str:
+    """The paths an action names in a form of its own (``Action.touched_paths``: a
+    patch's files); empty when it names none that way, or says nothing of it; why not,
+    when the tool's own code failed to say (never a reason to let the call through)."""
+    touched = getattr(action, "touched_paths", None)
+    if touched is None:
+        return ()
+    try:
+        paths = touched()
+    except Exception as exc:
+        return f"the paths the call would touch could not be read ({type(exc).__name__})"
+    return tuple(p for p in paths or () if isinstance(p, str))
 
 
 def _part_matches(rule: Rule, command: Command) -> bool:

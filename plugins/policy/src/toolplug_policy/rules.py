@@ -208,17 +208,27 @@ def tool_names(tool: Any) -> tuple[str, ...]:
 class CallFacts:
     """What rules look at in one call, each worked out once and only when a rule asks."""
 
-    __slots__ = ("_arguments", "_commands", "_path", "action", "limits", "workspace")
+    __slots__ = ("_arguments", "_commands", "_named_path", "_path", "action", "limits", "workspace")
 
     _UNSET: Any = object()
 
-    def __init__(self, action: Any, workspace: Path | None, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        action: Any,
+        workspace: Path | None,
+        limits: Limits | None = None,
+        *,
+        path: str | None = None,
+    ) -> None:
         self.action = action
         self.workspace = workspace
         self.limits = limits
         self._arguments: Any = self._UNSET
         self._path: Any = self._UNSET
         self._commands: Any = self._UNSET
+        #: One of the paths the action names in its own form (``touched_paths``), taken
+        #: for its ``path`` field.
+        self._named_path = path
 
     @property
     def risk(self) -> str | None:
@@ -243,7 +253,8 @@ class CallFacts:
         """The resolved ``path`` of the action: ``None`` when it has no such field; an
         empty or null path is the workspace itself (a search of the whole workspace)."""
         if self._path is self._UNSET:
-            raw = _plain(getattr(self.action, "path", self._UNSET))
+            named = self._named_path
+            raw = named if named is not None else _plain(getattr(self.action, "path", self._UNSET))
             if raw is self._UNSET or not isinstance(raw, (str, type(None))):
                 self._path = None
             else:
