@@ -51,6 +51,9 @@ SETTLE = 0.1
 #: may span two reads).
 _OVERLAP = 4096
 _READ_SIZE = 1 << 16
+#: How long after a process's end its terminal may take to close (its last output is
+#: read until then); a process it left behind may keep it open longer.
+_LAST_OUTPUT = 0.2
 
 
 @dataclass(frozen=True)
@@ -105,10 +108,11 @@ class BackgroundProcess:
             termios.tcsetattr(slave, termios.TCSANOW, attrs)
             fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *spawn.size, 0, 0))
             # The session leader opens its terminal again: that makes it the controlling
-            # terminal (so C-c reaches the command); then it goes to the directory.
+            # terminal (so C-c reaches the command). Its trap lets this shell outlive a
+            # C-c that the command itself survives (a REPL); then it goes to the directory.
             script = (
-                'exec 0<>/proc/self/fd/0 1>&0 2>&0; builtin cd -- "$1" || exit 1; shift\n'
-                + self.command
+                "exec 0<>/proc/self/fd/0 1>&0 2>&0; trap : INT; "
+                'builtin cd -- "$1" || exit 1; shift\n' + self.command
             )
             argv = [spawn.shell, "-c", script, "bash", self.cwd]
             env = {**spawn.env, MARKER: self._token}
@@ -147,27 +151,39 @@ class BackgroundProcess:
         poller.register(self._stop_read, select.POLLIN)
         if pidfd >= 0:
             poller.register(pidfd, select.POLLIN)
-        exited = False
+        exited = terminal_closed = False
+        exited_at = 0.0
         try:
-            while True:
-                # Without a pidfd the process is looked at every tenth of a second.
-                events = poller.poll(None if pidfd >= 0 or exited else 100)
+            # Until the process has ended and nothing holds its terminal any more (a
+            # process it left behind may print on after its end).
+            while not (exited and terminal_closed):
+                timeout: float | None = None  # (a pidfd or the terminal wakes us)
+                if exited and not self._done:  # a moment for the terminal to close too
+                    timeout = max(exited_at + _LAST_OUTPUT - time.monotonic(), 0.0)
+                elif pidfd < 0:
+                    timeout = 0.1  # without a pidfd, look at the process now and then
+                events = poller.poll(None if timeout is None else timeout * 1000)
                 ready = {fd for fd, _ in events}
                 if self._stop_read in ready:
                     return
-                if not self._drain():
-                    return  # the terminal closed: every process on it is gone
+                if not terminal_closed and not self._drain():
+                    terminal_closed = True  # every process that had it is gone
+                    poller.unregister(self._fd)
+                    self._end_stream()
+                late = time.monotonic() >= exited_at + _LAST_OUTPUT
+                if exited and not self._done and (terminal_closed or late):
+                    self._finish()  # the terminal closed, or stays open after the end
                 ended = not exited and (pidfd in ready or pidfd < 0)
                 if ended and self.process.poll() is not None:
-                    exited = True
+                    exited, exited_at = True, time.monotonic()
                     if pidfd >= 0:
                         poller.unregister(pidfd)
-                    self._finish()  # what it printed before it ended is read
+                    if terminal_closed:
+                        self._finish()
         finally:
-            self.log.write(self._masker.flush())
-            self.log.end()
-            if not exited:
-                self.process.poll()
+            if not terminal_closed:
+                self._end_stream()
+            self.process.poll()
             self._finish()
             if pidfd >= 0:
                 os.close(pidfd)
@@ -177,9 +193,13 @@ class BackgroundProcess:
                 self._fd = -1
             os.close(self._stop_read)
 
+    def _end_stream(self) -> None:
+        self.log.write(self._masker.flush())
+        self.log.end()
+
     def _drain(self) -> bool:
-        """Read what the terminal holds; False when it is closed."""
-        while True:
+        """Read what the terminal holds (at most 1 MiB at once); False when it is closed."""
+        for _ in range(16):
             try:
                 data = os.read(self._fd, _READ_SIZE)
             except BlockingIOError:
@@ -189,8 +209,7 @@ class BackgroundProcess:
             if not data:
                 return False
             self.log.write(self._masker.feed(data))
-            if len(data) < _READ_SIZE:
-                return True
+        return True
 
     def _finish(self) -> None:
         with self.log.changed:
@@ -302,12 +321,19 @@ class BackgroundProcess:
         return sorted(found)
 
     def signal(self, sig: int) -> list[int]:
-        """Send ``sig`` to the process group and every member; the members."""
+        """Send ``sig`` to the process group and every member; the members.
+
+        In a sandbox, SIGTERM spares bubblewrap itself (it would end at once, and all
+        inside it with SIGKILL): the command gets its grace, as outside one.
+        """
         running = self.running
         members = self.members()
         if running:
             procs.kill_group(self.pid, sig)
-        procs.kill_all(members, sig)
+        targets = members
+        if sig != signal.SIGKILL and self._confinement is not None:
+            targets = [pid for pid in members if not _is_sandbox(pid)]
+        procs.kill_all(targets, sig)
         return members
 
     def release(self) -> None:
@@ -323,6 +349,14 @@ class BackgroundProcess:
         if self._stop_write >= 0:
             os.close(self._stop_write)  # the reader ends (and closes its end)
             self._stop_write = -1
+
+
+def _is_sandbox(pid: int) -> bool:
+    """Whether a process is bubblewrap (or the shell that starts it)."""
+    argv = procs.command_line(pid) or []
+    return bool(argv) and (
+        os.path.basename(argv[0]) == "bwrap" or argv[1:4:2] == ["-c", "toolplug-sandbox"]
+    )
 
 
 def stop_all(processes: list[BackgroundProcess], grace: float) -> None:
