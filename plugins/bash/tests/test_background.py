@@ -345,3 +345,23 @@ def test_max_background_zero_offers_none_of_it(make_tools: Callable[..., Tools])
     ignored = tools["bash"].call({"command": "true", "run_in_background": True})
     assert "ignored the unknown argument 'run_in_background'" in ignored.text
     assert ignored.process_id is None and ignored.exit_code == 0
+
+
+def test_a_policy_reads_a_background_start_as_a_command(tmp_path: Path) -> None:
+    # The policy plugin is not a dependency of this package (its own suite runs bash
+    # under it); where it is installed, a start must meet the same rules as a command.
+    pytest.importorskip("toolplug_policy")
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        'default = "deny"\n\n[[rules]]\ndecision = "allow"\ntool = "bash"\n'
+        'command = ["echo *"]\n\n[[rules]]\ndecision = "allow"\ntool = "bash_output"\n'
+    )
+    with Toolset.load(
+        ["bash"], workspace=tmp_path, plugins="bash,policy", policy=policy
+    ) as toolset:
+        allowed = toolset.call("bash", {"command": "echo ok", "run_in_background": True})
+        assert not allowed.is_error and "ok" in allowed.text
+        refused = toolset.call("bash", {"command": "echo ok; touch x", "run_in_background": True})
+        assert refused.is_error and "touch x" in refused.text
+        assert "1  exited" in toolset.call("bash_output", {}).text  # only the allowed one
+    assert not (tmp_path / "x").exists()
