@@ -365,3 +365,38 @@ def test_a_policy_reads_a_background_start_as_a_command(tmp_path: Path) -> None:
         assert refused.is_error and "touch x" in refused.text
         assert "1  exited" in toolset.call("bash_output", {}).text  # only the allowed one
     assert not (tmp_path / "x").exists()
+
+
+# -- adversarial ---------------------------------------------------------------------
+
+
+def test_a_command_longer_than_an_argument_may_be_still_starts(tools: Tools) -> None:
+    # 200 KiB: past the kernel's 128 KiB limit for one argument.
+    command = "x=" + "a" * 200_000 + "; echo ${#x}"
+    started = start(tools, command, timeout=30)
+    assert started.output.strip() == "200000" and started.exit_code == 0
+
+
+def test_a_nul_in_the_command_is_refused_and_the_session_survives(tools: Tools) -> None:
+    tools["bash"].call({"command": "export KEPT=yes"})
+    refused = tools["bash"].call({"command": "echo a\0b", "run_in_background": True})
+    assert refused.is_error and "NUL" in refused.text
+    assert tools["bash"].call({"command": "echo $KEPT"}).output == "yes\n"
+
+
+def test_a_start_while_a_foreground_command_runs_leaves_it_running(tools: Tools) -> None:
+    running = tools["bash"].call({"command": "sleep 2; echo fg-done", "timeout": 0.1})
+    assert running.running
+    started = start(tools, "echo bg", timeout=30)
+    assert started.output == "bg\n"
+    finished = tools["bash"].call({"command": "", "is_input": True, "timeout": 60})
+    assert "fg-done" in finished.output and finished.exit_code == 0
+
+
+def test_stopping_twice_and_reading_after_the_end_are_harmless(tools: Tools) -> None:
+    started = start(tools, "sleep 300", timeout=0.01)
+    first = tools["bash_stop"].call({"process_id": started.process_id})
+    second = tools["bash_stop"].call({"process_id": started.process_id})
+    assert first.state == second.state == "stopped"
+    assert second.exit_code == first.exit_code
+    assert read(tools, started.process_id, wait_for="x", timeout=5).matched is False

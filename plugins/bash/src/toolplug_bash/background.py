@@ -23,6 +23,7 @@ import os
 import re
 import secrets
 import select
+import shlex
 import signal
 import struct
 import subprocess
@@ -52,6 +53,8 @@ SETTLE = 0.1
 #: may span two reads).
 _OVERLAP = 4096
 _READ_SIZE = 1 << 16
+#: Longest command passed as an argument (the kernel's limit for one is 128 KiB).
+_MAX_ARGUMENT = 64 * 1024
 #: How long after a process's end its terminal may take to close (its last output is
 #: read until then); a process it left behind may keep it open longer.
 _LAST_OUTPUT = 0.2
@@ -113,9 +116,15 @@ class BackgroundProcess:
             # The session leader opens its terminal again: that makes it the controlling
             # terminal (so C-c reaches the command). Its trap lets this shell outlive a
             # C-c that the command itself survives (a REPL); then it goes to the directory.
+            command = self.command
+            if len(command.encode()) > _MAX_ARGUMENT:
+                # Longer than an argument may be: the shell reads it from a file.
+                script_file = spawn.workdir / f"process-{self.number}.sh"
+                script_file.write_bytes(command.encode("utf-8", errors="surrogateescape"))
+                command = f". {shlex.quote(str(script_file))}"
             script = (
                 "exec 0<>/proc/self/fd/0 1>&0 2>&0; trap : INT; "
-                'builtin cd -- "$1" || exit 1; shift\n' + self.command
+                'builtin cd -- "$1" || exit 1; shift\n' + command
             )
             argv = [spawn.shell, "-c", script, "bash", self.cwd]
             env = {**spawn.env, MARKER: self._token}
@@ -264,26 +273,30 @@ class BackgroundProcess:
         scanned = self.cursor
         seen = self.log.total
         quiet_since = time.monotonic()
-        with self.log.changed:
-            while True:
-                if pattern is not None and self.log.total > scanned:
-                    data, begin = self.log.text_since(max(scanned - _OVERLAP, self.cursor))
-                    if pattern.search(data.decode("utf-8", errors="replace")):
-                        return True
-                    scanned = begin + len(data)
-                if self._done:
-                    return False
-                now = time.monotonic()
-                if self.log.total != seen:
-                    seen, quiet_since = self.log.total, now
-                wake = deadline
-                if settle and seen > self.cursor:
-                    if now - quiet_since >= SETTLE:
+        while True:
+            with self.log.changed:
+                if pattern is None or self.log.total <= scanned:
+                    if self._done:
                         return False
-                    wake = min(wake, quiet_since + SETTLE)
-                if now >= deadline:
-                    return False
-                self.log.changed.wait(wake - now)
+                    now = time.monotonic()
+                    if self.log.total != seen:
+                        seen, quiet_since = self.log.total, now
+                    wake = deadline
+                    if settle and seen > self.cursor:
+                        if now - quiet_since >= SETTLE:
+                            return False
+                        wake = min(wake, quiet_since + SETTLE)
+                    if now >= deadline:
+                        return False
+                    self.log.changed.wait(wake - now)
+                    continue
+                data, begin = self.log.text_since(max(scanned - _OVERLAP, self.cursor))
+            # Searched without the lock: the reader thread goes on taking output.
+            if pattern.search(data.decode("utf-8", errors="replace")):
+                return True
+            scanned = begin + len(data)
+            if time.monotonic() >= deadline:
+                return False
 
     def read(self, limit: int) -> Slice:
         """The output since the last read (bounded by ``limit``); the cursor moves on."""

@@ -50,7 +50,12 @@ def start(executor: BashExecutor, table: ProcessTable, action: BashAction) -> Ob
         sandbox=config.sandbox,
         save_limit=config.max_saved_output,
     )
-    process = table.start(action.command, spawn, cwd)
+    if "\0" in action.command:
+        return Observation.error("The command contains a NUL character, which bash cannot run.")
+    try:
+        process = table.start(action.command, spawn, cwd)
+    except OSError as exc:
+        return Observation.error(f"The background process could not start: {exc}.")
     if isinstance(process, str):
         return Observation.error(process)
     process.wait(_wait(action.timeout), settle=True)
