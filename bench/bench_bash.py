@@ -8,6 +8,9 @@ over pipes; the session's own line typed to a raw terminal shows what the
 end-of-command protocol costs bash by itself. The sandbox's targets (bubblewrap) are
 measured against the same tool outside the sandbox; they are skipped, with the reason,
 where bubblewrap cannot run.
+A background process's start is measured against a foreground call and against bash
+spawned on a pseudo-terminal (its floor); a read of 1 MB of its new output against the
+same bytes read from a pipe.
 """
 
 from __future__ import annotations
