@@ -449,7 +449,14 @@ def call(
     params = _parse_params(param_pairs)
     try:
         registry = ToolRegistry.from_plugins(plugins, tools=[registered], settings=given_settings())
-        context = ToolContext(workspace=workspace) if workspace else ToolContext()
+        # The tool is closed when its one call returns: a tool that keeps work going
+        # between calls (bash's background processes) can say so.
+        one_call = {"one_call": True}
+        context = (
+            ToolContext(workspace=workspace, extra=one_call)
+            if workspace
+            else ToolContext(extra=one_call)
+        )
         found = registry.find(name, params, context)
     except ToolError as exc:
         _fail(str(exc))  # an unknown name: the factories are named apart from the tools

@@ -91,7 +91,13 @@ def _bash_view(
     """A start's or an input's answer, in the bash tool's own observation."""
     shown, _, path = _new_output(process, executor.config.max_output)
     number = process.number
-    if process.running:
+    if process.running and executor.config.one_call:
+        status = (
+            f"[Background process {number} was running when this call returned; this host "
+            "runs one call and then closes the tool, which stops it. To keep a process "
+            "between calls, use a host that keeps the tool (a Toolset, toolplug mcp serve).]"
+        )
+    elif process.running:
         status = (
             f"[Background process {number} is running (pid {process.pid}). Read it with "
             f"bash_output process_id={number}; type to it with is_input=true, "

@@ -51,6 +51,9 @@ class BashConfig:
     sandbox: SandboxConfig | None = None
     #: Background processes that may run at once (0: none, the tool cannot start them).
     max_background: int = 0
+    #: The host closes the tool when its one call returns (``toolplug call``), which
+    #: stops any background process: a start says so.
+    one_call: bool = False
 
 
 class BashExecutor(ToolExecutor[BashAction, BashObservation]):

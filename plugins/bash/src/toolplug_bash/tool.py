@@ -217,6 +217,7 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             shell=_find_shell(shell, env, context.env),
             secrets=_secret_values(secrets),
             max_background=max_background,
+            one_call=context.extra.get("one_call") is True,
         )
         if not config.workspace.is_dir():
             raise ValueError(f"the workspace {config.workspace} is not a directory")
