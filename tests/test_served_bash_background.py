@@ -10,6 +10,7 @@ import os
 import secrets
 import shutil
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ mcp = pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
 
@@ -125,3 +127,37 @@ async def test_sigterm_of_the_server_stops_its_background_processes(tmp_path: Pa
             wait_until(lambda: not pids_of(f"300.{tag}"), what="the background process to end")
     assert seen.get("killed") and "mcp" in seen["server"], seen
     assert not pids_of(f"300.{tag}")
+
+
+def announced(stderr: Path) -> str | None:
+    """The URL a server prints once it listens."""
+    for line in stderr.read_text().splitlines():
+        if line.startswith("toolplug MCP server on "):
+            return line.split(" on ", 1)[1].strip()
+    return None
+
+
+async def test_the_end_of_an_http_session_stops_its_background_processes(
+    tmp_path: Path,
+) -> None:
+    tag = str(secrets.randbelow(10**6)).zfill(6)
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    stderr = tmp_path / "serve.txt"
+    command = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", "0"]
+    command += ["--plugins", "bash", "--workspace", str(workspace)]
+    with stderr.open("w") as errors:
+        served = subprocess.Popen(command, stderr=errors, start_new_session=True)
+    try:
+        url = wait_until(lambda: served.poll() is None and announced(stderr), timeout=60)
+        async with (
+            streamable_http_client(url) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await start_and_read(session, tag)
+        # The client ended its session (the server goes on): the process is gone.
+        wait_until(lambda: not pids_of(f"300.{tag}"), what="the background process to end")
+        assert served.poll() is None
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
