@@ -420,3 +420,11 @@ def test_toolplug_call_says_it_cannot_keep_a_process_and_leaves_none(tmp_path: P
     assert done.returncode == 0, done.stderr
     assert "hi" in done.stdout and "closes the tool, which stops it" in done.stdout
     assert not pids_of(mark)
+
+
+def test_a_reset_of_the_shell_leaves_background_processes_running(tools: Tools) -> None:
+    mark = tag()
+    started = start(tools, marked(mark), timeout=0.01)
+    wait_until(lambda: pids_of(mark))
+    tools["bash"].call({"command": "echo fresh", "reset": True})
+    assert pids_of(mark) and read(tools, started.process_id).state == "running"
