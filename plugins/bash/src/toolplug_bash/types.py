@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import inspect
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from toolplug import Action, Observation
 
 DESCRIPTION = """\
@@ -80,8 +81,15 @@ class BashObservation(Observation):
     )
 
 
+def _bash_action_description(schema: dict[str, Any]) -> None:
+    schema["description"] = inspect.cleandoc(BashAction.__doc__ or "")
+
+
 class BackgroundBashAction(BashAction):
     """A bash action that can also start, and type to, background processes."""
+
+    # The schema keeps BashAction's description: the model sees one bash tool.
+    model_config = ConfigDict(json_schema_extra=_bash_action_description)
 
     run_in_background: bool = Field(
         default=False,
@@ -97,8 +105,8 @@ class BackgroundBashAction(BashAction):
 
 
 OUTPUT_DESCRIPTION = """\
-Read what a background process (bash run_in_background=true) printed since the last \
-read, whether it still runs and its exit code; without process_id, list them all.\
+New output of a background process (bash run_in_background) since the last read, its \
+state and exit code; without process_id, a list of them all.\
 """
 
 STOP_DESCRIPTION = """\
@@ -108,7 +116,7 @@ returns its last output.\
 
 
 class BashOutputAction(Action):
-    """Which background process to read (none: list them), and how long to wait."""
+    """The background process to read, and how long to wait."""
 
     process_id: int | None = Field(default=None, description="Omit to list the processes.")
     wait_for: str | None = Field(
@@ -119,8 +127,8 @@ class BashOutputAction(Action):
         default=None,
         ge=0,
         le=3600,
-        description="Seconds to wait for the process to end or wait_for to match "
-        "(default 0; with wait_for 30).",
+        description="Seconds to wait for its end or a wait_for match (default 0, or 30 "
+        "with wait_for).",
     )
 
 
