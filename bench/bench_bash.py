@@ -232,7 +232,7 @@ def bench_background_start(workspace: str) -> bool:
     """A background `echo hi` from start to its output, against the same in the
     foreground of a warm session, and against the floor of any background process:
     starting bash on a pseudo-terminal of its own and reading it to its end."""
-    tools = make_tools(workspace)
+    tools = make_tools(workspace, max_background=8)
     bash = tools["bash"]
     background = {"command": "echo hi", "run_in_background": True, "timeout": 10}
     try:
@@ -296,7 +296,7 @@ def bench_background_read(workspace: str) -> bool:
     """bash_output of 1 MB of new output (shown whole), against reading the same bytes
     from a pipe (and decoding them)."""
     size = 1 << 20
-    tools = make_tools(workspace, max_output=2 * size)
+    tools = make_tools(workspace, max_output=2 * size, max_background=8)
     bash, output = tools["bash"], tools["bash_output"]
     try:
         started = bash.call(

@@ -58,7 +58,7 @@ def test_results_of_every_tool_convert_for_every_provider(
 ) -> None:
     (tmp_path / "a.txt").write_text("hello\n")
     registry = ToolRegistry.from_plugins(sorted(SHIPPED))
-    tool = registry.resolve(tool_name, ToolContext(workspace=tmp_path))[0]
+    (tool,) = registry.resolve(tool_name, ToolContext(workspace=tmp_path))
     try:
         observation = tool.call(arguments)
         validate_observation_exports(observation)

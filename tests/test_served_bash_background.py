@@ -26,13 +26,15 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+#: Background processes are off by default: the server turns them on.
+BACKGROUND = ["--tool-param", "bash.max_background=8"]
 TOOLPLUG = shutil.which("toolplug", path=str(Path(sys.executable).parent)) or "toolplug"
 
 
 def server(workspace: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=TOOLPLUG,
-        args=["mcp", "serve", "--plugins", "bash", "--workspace", str(workspace)],
+        args=["mcp", "serve", "--plugins", "bash", "--workspace", str(workspace), *BACKGROUND],
         env=dict(os.environ),
     )
 
@@ -145,7 +147,7 @@ async def test_the_end_of_an_http_session_stops_its_background_processes(
     workspace.mkdir()
     stderr = tmp_path / "serve.txt"
     command = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", "0"]
-    command += ["--plugins", "bash", "--workspace", str(workspace)]
+    command += ["--plugins", "bash", "--workspace", str(workspace), *BACKGROUND]
     with stderr.open("w") as errors:
         served = subprocess.Popen(command, stderr=errors, start_new_session=True)
     try:

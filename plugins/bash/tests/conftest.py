@@ -75,7 +75,7 @@ def make_bash(tmp_path: Path, sandbox_mode: str) -> Iterator[MakeBash]:
             # sandbox would hide it in the home (pyenv), is shown and found first.
             params.setdefault("read_only_paths", [HOST_PYTHON])
             params.setdefault("env", {"PATH": f"{HOST_PYTHON}/bin:{os.environ['PATH']}"})
-        tool = registry.resolve(Tool("bash", params), context)[0]
+        (tool,) = registry.resolve(Tool("bash", params), context)
         created.append(tool)
         return tool
 

@@ -44,7 +44,7 @@ def send(message):
 request = json.loads(sys.stdin.readline())
 try:
     context = ToolContext(workspace=request["workspace"])
-    tool = registry_from(toolplug_bash).resolve(Tool("bash", request["params"]), context)[0]
+    (tool,) = registry_from(toolplug_bash).resolve(Tool("bash", request["params"]), context)
 except Exception as exc:
     send({"error": f"{type(exc).__name__}: {exc}"})
     raise SystemExit(0)

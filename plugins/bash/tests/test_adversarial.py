@@ -57,7 +57,7 @@ def run(tool: Bash, command: str, **arguments: Any) -> Any:
 
 def bash_with(context: ToolContext, **params: Any) -> Bash:
     """A bash tool created as a host creates it, in ``context``."""
-    tool = registry_from(toolplug_bash).resolve(Tool("bash", params), context)[0]
+    (tool,) = registry_from(toolplug_bash).resolve(Tool("bash", params), context)
     return tool
 
 
@@ -610,7 +610,7 @@ import toolplug_bash
 from toolplug import Tool, ToolContext
 from toolplug.testing import registry_from
 params = json.loads(sys.argv[2])
-bash, *_ = registry_from(toolplug_bash).resolve(
+(bash,) = registry_from(toolplug_bash).resolve(
     Tool("bash", params), ToolContext(workspace=Path(sys.argv[1]))
 )
 try:

@@ -35,6 +35,7 @@ def make_tools(tmp_path: Path, sandbox_mode: str) -> Iterator[Callable[..., Tool
         need_bwrap()
 
     def make(**params: Any) -> Tools:
+        params.setdefault("max_background", 8)  # (off by default)
         if sandbox_mode != "none":
             params.setdefault("sandbox", sandbox_mode)
             if HOST_PYTHON is not None:
@@ -273,7 +274,8 @@ def test_close_ends_every_process(make_tools: Callable[..., Tools]) -> None:
 
 def test_a_toolset_host_ends_its_processes_on_exit(tmp_path: Path) -> None:
     mark = tag()
-    with Toolset.load(["bash"], workspace=tmp_path, plugins="bash") as toolset:
+    spec = {"name": "bash", "params": {"max_background": 8}}
+    with Toolset.load([spec], workspace=tmp_path, plugins="bash") as toolset:
         assert {"bash", "bash_output", "bash_stop"} <= set(toolset.keys())
         started = toolset.call(
             "bash", {"command": f"echo up; {marked(mark)}", "run_in_background": True}
@@ -341,13 +343,17 @@ def test_annotations_are_honest(tools: Tools) -> None:
     assert tools["bash"].annotations.readOnlyHint is False
 
 
-def test_max_background_zero_offers_none_of_it(make_tools: Callable[..., Tools]) -> None:
-    tools = make_tools(max_background=0)
-    assert set(tools) == {"bash"}
-    assert "run_in_background" not in tools["bash"].action_type.model_fields
-    ignored = tools["bash"].call({"command": "true", "run_in_background": True})
-    assert "ignored the unknown argument 'run_in_background'" in ignored.text
-    assert ignored.process_id is None and ignored.exit_code == 0
+def test_by_default_none_of_it_is_offered(tmp_path: Path) -> None:
+    registry = registry_from(toolplug_bash)
+    tools = {t.name: t for t in registry.resolve(Tool("bash"), ToolContext(workspace=tmp_path))}
+    try:
+        assert set(tools) == {"bash"}
+        assert "run_in_background" not in tools["bash"].action_type.model_fields
+        ignored = tools["bash"].call({"command": "true", "run_in_background": True})
+        assert "ignored the unknown argument 'run_in_background'" in ignored.text
+        assert ignored.process_id is None and ignored.exit_code == 0
+    finally:
+        tools["bash"].close()
 
 
 def test_a_policy_reads_a_background_start_as_a_command(tmp_path: Path) -> None:
@@ -359,9 +365,8 @@ def test_a_policy_reads_a_background_start_as_a_command(tmp_path: Path) -> None:
         'default = "deny"\n\n[[rules]]\ndecision = "allow"\ntool = "bash"\n'
         'command = ["echo *"]\n\n[[rules]]\ndecision = "allow"\ntool = "bash_output"\n'
     )
-    with Toolset.load(
-        ["bash"], workspace=tmp_path, plugins="bash,policy", policy=policy
-    ) as toolset:
+    spec = {"name": "bash", "params": {"max_background": 8}}
+    with Toolset.load([spec], workspace=tmp_path, plugins="bash,policy", policy=policy) as toolset:
         allowed = toolset.call("bash", {"command": "echo ok", "run_in_background": True})
         assert not allowed.is_error and "ok" in allowed.text
         refused = toolset.call("bash", {"command": "echo ok; touch x", "run_in_background": True})
@@ -409,8 +414,9 @@ def test_toolplug_call_says_it_cannot_keep_a_process_and_leaves_none(tmp_path: P
     mark = tag()
     toolplug = Path(sys.executable).parent / "toolplug"
     arguments = {"command": f"echo hi; {marked(mark)}", "run_in_background": True}
+    command = [str(toolplug), "call", "bash", json.dumps(arguments)]
     done = subprocess.run(
-        [str(toolplug), "call", "bash", json.dumps(arguments), "--workspace", str(tmp_path)],
+        [*command, "--workspace", str(tmp_path), "--param", "max_background=8"],
         capture_output=True,
         text=True,
         timeout=120,

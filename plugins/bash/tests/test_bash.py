@@ -393,7 +393,7 @@ def test_env_allowlist_env_and_secrets(
         "env": {"API_KEY": "s3cr3t-value"},
         "secrets": ["s3cr3t-value"],
     }
-    tool = registry_from(toolplug_bash).resolve(Tool("bash", params), context)[0]
+    (tool,) = registry_from(toolplug_bash).resolve(Tool("bash", params), context)
     try:
         observation = run(tool, "echo ${HOST_TOKEN:-none} $HOST_OK $API_KEY; echo s3cr3t-value")
         assert observation.output.split() == ["none", "visible", "********", "********"]

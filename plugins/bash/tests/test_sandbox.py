@@ -379,7 +379,7 @@ def resolve(tmp_path: Path, env: dict[str, str] | None = None, **params: Any) ->
     context = ToolContext(workspace=tmp_path, env=env if env is not None else dict(os.environ))
     import toolplug_bash
 
-    tool = registry_from(toolplug_bash).resolve(Tool("bash", params), context)[0]
+    (tool,) = registry_from(toolplug_bash).resolve(Tool("bash", params), context)
     return tool
 
 

@@ -183,10 +183,10 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             int,
             Field(
                 ge=0,
-                description="Background processes that may run at once (0: the tool "
-                "cannot start any, and bash_output and bash_stop are not offered).",
+                description="Background processes that may run at once; above 0 the "
+                "model can start them and gets bash_output and bash_stop (default 0: off).",
             ),
-        ] = 8,
+        ] = 0,
         max_shm_mb: Annotated[
             int | None,
             Field(
