@@ -8,6 +8,9 @@ over pipes; the session's own line typed to a raw terminal shows what the
 end-of-command protocol costs bash by itself. The sandbox's targets (bubblewrap) are
 measured against the same tool outside the sandbox; they are skipped, with the reason,
 where bubblewrap cannot run.
+A background process's start is measured against a foreground call and against bash
+spawned on a pseudo-terminal (its floor); a read of 1 MB of its new output against the
+same bytes read from a pipe.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import termios
+import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -38,8 +42,13 @@ REGISTRY = registry_from(toolplug_bash)
 
 def make_tool(workspace: str, **params: object):
     """Create a bash tool the way a host does: from its (already loaded) registry."""
-    (tool,) = REGISTRY.resolve(Tool("bash", params), ToolContext(workspace=Path(workspace)))
-    return tool
+    return make_tools(workspace, **params)["bash"]
+
+
+def make_tools(workspace: str, **params: object) -> dict:
+    """The bash tool and its companions (bash_output, bash_stop), by name."""
+    tools = REGISTRY.resolve(Tool("bash", params), ToolContext(workspace=Path(workspace)))
+    return {tool.name: tool for tool in tools}
 
 
 class PipeBash:
@@ -219,6 +228,126 @@ def bench_session_start(workspace: str) -> bool:
     )
 
 
+def bench_background_start(workspace: str) -> bool:
+    """A background `echo hi` from start to its output, against the same in the
+    foreground of a warm session, and against the floor of any background process:
+    starting bash on a pseudo-terminal of its own and reading it to its end."""
+    tools = make_tools(workspace, max_background=8)
+    bash = tools["bash"]
+    background = {"command": "echo hi", "run_in_background": True, "timeout": 10}
+    try:
+        assert bash.call(background).output == "hi\n"
+        assert bash.call({"command": "echo hi"}).output == "hi\n"
+        medians = interleaved(
+            {
+                "foreground": partial(bash.call, {"command": "echo hi"}),
+                "background": partial(bash.call, background),
+                "spawn": partial(_spawn_on_a_terminal, workspace),
+            },
+            START_REPEATS * 3,
+        )
+    finally:
+        bash.close()
+    # A background process is a process of its own: its start cannot be as cheap as a
+    # line typed to a warm shell. The figure is shown; the target is the spawn's floor.
+    report(
+        "bash",
+        "background echo hi: start to first output (vs a foreground call)",
+        medians["background"],
+        medians["foreground"],
+        1.5,
+    )
+    return report(
+        "bash",
+        "background echo hi: start to first output (vs bash spawned on a pty)",
+        medians["background"],
+        medians["spawn"],
+        1.5,
+    )
+
+
+def _spawn_on_a_terminal(workspace: str) -> None:
+    """The floor of a background start: bash -c on a new pseudo-terminal, read to EOF."""
+    master, slave = os.openpty()
+    process = subprocess.Popen(
+        ["bash", "-c", "echo hi"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=workspace,
+        start_new_session=True,
+    )
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # EIO: the terminal closed
+            break
+        if not chunk:
+            break
+        data += chunk
+    process.wait()
+    os.close(master)
+    assert data.strip() == b"hi", data
+
+
+def bench_background_read(workspace: str) -> bool:
+    """bash_output of 1 MB of new output (shown whole), against reading the same bytes
+    from a pipe (and decoding them)."""
+    size = 1 << 20
+    tools = make_tools(workspace, max_output=2 * size, max_background=8)
+    bash, output = tools["bash"], tools["bash_output"]
+    try:
+        started = bash.call(
+            {"command": f"head -c {size} /dev/zero | tr '\\0' x", "run_in_background": True}
+        )
+        number = started.process_id
+        read = output.call({"process_id": number, "timeout": 60})
+        assert read.state == "exited", read.text
+        process = bash.executor.processes.get(number)
+        assert process.log.total == size
+
+        def ours() -> float:
+            process.cursor = 0  # the whole megabyte is new output again
+            with Stopwatch() as watch:
+                seen = output.call({"process_id": number})
+            assert len(seen.output) == size and seen.left_out == 0
+            return watch.wall
+
+        data = b"x" * size
+
+        def floor() -> float:
+            read_fd, write_fd = os.pipe()
+            writer = threading.Thread(target=_write_all, args=(write_fd, data))
+            with Stopwatch() as watch:
+                writer.start()
+                chunks = []
+                while chunk := os.read(read_fd, 1 << 16):
+                    chunks.append(chunk)
+                text = b"".join(chunks).decode()
+            writer.join()
+            os.close(read_fd)
+            assert len(text) == size
+            return watch.wall
+
+        times = interleaved_self_timed({"floor": floor, "ours": ours}, START_REPEATS)
+    finally:
+        bash.close()
+    return report(
+        "bash",
+        "bash_output of 1 MB of new output (vs the same bytes from a pipe)",
+        times["ours"],
+        times["floor"],
+        1.3,
+    )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    with os.fdopen(fd, "wb") as pipe:
+        pipe.write(data)
+
+
 def _peak_growth(action: Callable[[], object]) -> float:
     """Peak RSS growth of this process while ``action`` runs, in bytes (Linux)."""
 
@@ -329,6 +458,8 @@ def main() -> int:
         ok = bench_round_trip(workspace)
         ok &= bench_session_start(workspace)
         ok &= bench_memory(workspace)
+        ok &= bench_background_start(workspace)
+        ok &= bench_background_read(workspace)
         problem = sandbox_problem()
         if problem is None:
             ok &= bench_sandbox_round_trip(workspace)

@@ -449,12 +449,19 @@ def call(
     params = _parse_params(param_pairs)
     try:
         registry = ToolRegistry.from_plugins(plugins, tools=[registered], settings=given_settings())
-        context = ToolContext(workspace=workspace) if workspace else ToolContext()
+        # The tool is closed when its one call returns: a tool that keeps work going
+        # between calls (bash's background processes) can say so.
+        one_call = {"one_call": True}
+        context = (
+            ToolContext(workspace=workspace, extra=one_call)
+            if workspace
+            else ToolContext(extra=one_call)
+        )
         found = registry.find(name, params, context)
     except ToolError as exc:
         _fail(str(exc))  # an unknown name: the factories are named apart from the tools
         return
-    with found as tool:
+    with found as tool, _live_progress(name):
         if output_budget is not None:
             from toolplug.budget import Budget, Spill
 
@@ -474,6 +481,26 @@ def call(
         # A file's name or contents must not drive the terminal: controls shown escaped.
         _echo(safe_text("\n".join(block_as_text(b) for b in observation.llm_content)))
     sys.exit(_exit_status(observation) if pass_status else int(observation.is_error))
+
+
+def _live_progress(tool: str) -> Any:
+    """While a call runs, what the tool reports as progress (bash: the output of a long
+    command as it arrives) goes to stderr, when stderr is a terminal: a person sees a
+    long command work. The result on stdout is unchanged (scripts read that)."""
+    from contextlib import nullcontext
+
+    if not sys.stderr.isatty():
+        return nullcontext()
+    from toolplug.interaction import Handlers, Progress, calling
+
+    def show(event: Progress) -> None:
+        from toolplug._text import safe_text
+
+        if event.message:
+            sys.stderr.write(safe_text(event.message))
+            sys.stderr.flush()
+
+    return calling(Handlers(on_progress=show), tool)
 
 
 def _exit_status(observation: Any) -> int:

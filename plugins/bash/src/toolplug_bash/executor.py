@@ -13,6 +13,8 @@ from pathlib import Path
 from toolplug import Observation, TextContent, ToolExecutor
 from toolplug.interaction import report_progress
 
+from toolplug_bash import background_tools
+from toolplug_bash.background import ProcessTable
 from toolplug_bash.environment import session_env
 from toolplug_bash.errors import ShellError
 from toolplug_bash.output import LiveOutput, SecretMasker, render
@@ -47,6 +49,11 @@ class BashConfig:
     secrets: list[str] = field(default_factory=list)
     #: Run the session under bubblewrap with these rights (None: no sandbox).
     sandbox: SandboxConfig | None = None
+    #: Background processes that may run at once (0: none, the tool cannot start them).
+    max_background: int = 0
+    #: The host closes the tool when its one call returns (``toolplug call``), which
+    #: stops any background process: a start says so.
+    one_call: bool = False
 
 
 class BashExecutor(ToolExecutor[BashAction, BashObservation]):
@@ -67,6 +74,19 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
         self._command = ""
         self._started_at = 0.0
         self._closed = False
+        #: The background processes (None when the tool has none).
+        self.processes = ProcessTable(config.max_background) if config.max_background else None
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment the session's shell starts with."""
+        return self._env
+
+    def workdir(self) -> Path:
+        """The session's directory for saved output (made on first use)."""
+        if self._workdir is None:
+            self._workdir = Path(tempfile.mkdtemp(prefix="toolplug-bash-"))
+        return self._workdir
 
     # -- the call ----------------------------------------------------------------------
 
@@ -113,6 +133,13 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
             notes.append(f"The session was reset: a fresh shell in {self.config.workspace}.")
             if not action.command.strip():
                 return self._observe(None, notes)
+        table = self.processes
+        if table is not None:
+            if getattr(action, "run_in_background", False):
+                return background_tools.start(self, table, action)
+            if action.is_input and getattr(action, "process_id", None) is not None:
+                return background_tools.send(self, table, action, _input_bytes(action.command))
+            notes += background_tools.end_notes(table)
         session = self._session()
         if action.is_input:
             return self._send_input(session, action, notes)
@@ -143,14 +170,7 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
                 "No command is running, so there is nothing to send input to. "
                 "To run it as a command, call again with is_input=false."
             )
-        key = _KEY_NAMES.get(action.command.strip().lower())
-        if key is not None:
-            data = KEYS[key]
-        elif action.command:
-            data = action.command.encode("utf-8", errors="surrogateescape") + b"\n"
-        else:
-            data = b""
-        outcome = session.send(data, self._limits(action), _live())
+        outcome = session.send(_input_bytes(action.command), self._limits(action), _live())
         return self._observe(outcome, notes)
 
     def _limits(self, action: BashAction) -> Limits:
@@ -167,18 +187,17 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
 
     def _session(self) -> ShellSession:
         if self.session is None:
-            if self._workdir is None:
-                self._workdir = Path(tempfile.mkdtemp(prefix="toolplug-bash-"))
+            workdir = self.workdir()
             self.session = ShellSession(
                 shell=self.config.shell,
                 cwd=self.config.workspace,
                 env=self._env,
-                workdir=self._workdir,
+                workdir=workdir,
                 secrets=SecretMasker(self.config.secrets),
                 hard_timeout=self.config.hard_timeout,
                 confinement=None
                 if self.config.sandbox is None
-                else Confinement(self.config.sandbox, self._workdir),
+                else Confinement(self.config.sandbox, workdir),
             )
         return self.session
 
@@ -190,6 +209,8 @@ class BashExecutor(ToolExecutor[BashAction, BashObservation]):
     def close(self) -> None:
         """End the shell and every process it started, and remove the temp files."""
         self._closed = True
+        if self.processes is not None:
+            self.processes.close()
         self._discard_session()
         # Wait (bounded) for a call in flight to notice, then remove its files.
         if self._call_lock.acquire(timeout=5):
@@ -313,6 +334,14 @@ def _live() -> LiveOutput:
 def _report(printed: int, text: str) -> None:
     # progress: bytes printed so far (it grows with each report); no total is known.
     report_progress(printed, None, text)
+
+
+def _input_bytes(text: str) -> bytes:
+    """What typing ``text`` sends: a special key's byte, or the text and Enter."""
+    key = _KEY_NAMES.get(text.strip().lower())
+    if key is not None:
+        return KEYS[key]
+    return text.encode("utf-8", errors="surrogateescape") + b"\n" if text else b""
 
 
 def _timeout_problem(value: object) -> str | None:

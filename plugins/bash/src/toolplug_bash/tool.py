@@ -13,8 +13,20 @@ from pydantic import Field
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_bash import sandbox as sandboxing
+from toolplug_bash.background import ProcessTable
+from toolplug_bash.background_tools import BashOutputExecutor, BashStopExecutor
 from toolplug_bash.executor import BashConfig, BashExecutor
-from toolplug_bash.types import DESCRIPTION, BashAction, BashObservation
+from toolplug_bash.types import (
+    DESCRIPTION,
+    OUTPUT_DESCRIPTION,
+    STOP_DESCRIPTION,
+    BackgroundBashAction,
+    BashAction,
+    BashObservation,
+    BashOutputAction,
+    BashStopAction,
+    ProcessObservation,
+)
 
 ANNOTATIONS = ToolAnnotations(
     title="Bash",
@@ -22,6 +34,22 @@ ANNOTATIONS = ToolAnnotations(
     destructiveHint=True,
     idempotentHint=False,
     openWorldHint=True,
+)
+
+#: Reading a background process changes nothing; stopping one ends it.
+OUTPUT_ANNOTATIONS = ToolAnnotations(
+    title="Bash output",
+    readOnlyHint=True,
+    destructiveHint=False,
+    idempotentHint=False,
+    openWorldHint=False,
+)
+STOP_ANNOTATIONS = ToolAnnotations(
+    title="Bash stop",
+    readOnlyHint=False,
+    destructiveHint=True,
+    idempotentHint=True,
+    openWorldHint=False,
 )
 
 
@@ -151,6 +179,14 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
                 "the kernel's default size, half of the host's memory."
             ),
         ] = None,
+        max_background: Annotated[
+            int,
+            Field(
+                ge=0,
+                description="Background processes that may run at once; above 0 the "
+                "model can start them and gets bash_output and bash_stop (default 0: off).",
+            ),
+        ] = 0,
         max_shm_mb: Annotated[
             int | None,
             Field(
@@ -158,7 +194,7 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
                 "max_memory_mb does not count; 0 leaves the kernel's default size."
             ),
         ] = None,
-    ) -> Sequence[BashTool]:
+    ) -> Sequence[ToolDefinition[Any, Any]]:
         """Build the tool for one host session; the shell itself starts on first use.
 
         Each param is described in its annotation (``toolplug tools --params`` lists
@@ -180,6 +216,8 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             ),
             shell=_find_shell(shell, env, context.env),
             secrets=_secret_values(secrets),
+            max_background=max_background,
+            one_call=context.extra.get("one_call") is True,
         )
         if not config.workspace.is_dir():
             raise ValueError(f"the workspace {config.workspace} is not a directory")
@@ -199,15 +237,40 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
                 "max_shm_mb": max_shm_mb,
             },
         )
+        executor = BashExecutor(config)
         tool = cls(
             name="bash",
             description=DESCRIPTION,
-            action_type=BashAction,
+            action_type=BashAction if executor.processes is None else BackgroundBashAction,
             observation_type=BashObservation,
-            executor=BashExecutor(config),
+            executor=executor,
             annotations=ANNOTATIONS,
         )
-        return [tool]
+        if executor.processes is None:
+            return [tool]
+        return [tool, *background_tools(executor.processes, config.max_output)]
+
+
+def background_tools(table: ProcessTable, max_output: int) -> list[ToolDefinition[Any, Any]]:
+    """``bash_output`` and ``bash_stop``, sharing the bash tool's background processes."""
+    return [
+        ToolDefinition(
+            name="bash_output",
+            description=OUTPUT_DESCRIPTION,
+            action_type=BashOutputAction,
+            observation_type=ProcessObservation,
+            executor=BashOutputExecutor(table, max_output),
+            annotations=OUTPUT_ANNOTATIONS,
+        ),
+        ToolDefinition(
+            name="bash_stop",
+            description=STOP_DESCRIPTION,
+            action_type=BashStopAction,
+            observation_type=ProcessObservation,
+            executor=BashStopExecutor(table, max_output),
+            annotations=STOP_ANNOTATIONS,
+        ),
+    ]
 
 
 def _sandbox_config(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+import inspect
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 from toolplug import Action, Observation
 
 DESCRIPTION = """\
@@ -63,3 +66,91 @@ class BashObservation(Observation):
     full_output_path: str | None = Field(
         default=None, description="File holding the full output, when it was cut."
     )
+    process_id: int | None = Field(
+        default=None, description="The background process's id, when the call started one."
+    )
+
+
+def _bash_action_description(schema: dict[str, Any]) -> None:
+    schema["description"] = inspect.cleandoc(BashAction.__doc__ or "")
+
+
+class BackgroundBashAction(BashAction):
+    """A bash action that can also start, and type to, background processes."""
+
+    # The schema keeps BashAction's description: the model sees one bash tool.
+    model_config = ConfigDict(json_schema_extra=_bash_action_description)
+
+    run_in_background: bool = Field(
+        default=False,
+        description=(
+            "Start the command as a background process: the call returns its process_id "
+            "and first output (within `timeout`, default 1 s). Read it with bash_output."
+        ),
+    )
+    process_id: int | None = Field(
+        default=None,
+        description="With is_input=true: send `command` to this background process.",
+    )
+
+
+OUTPUT_DESCRIPTION = """\
+New output of a background process (bash run_in_background) since the last read, its \
+state and exit code; without process_id, a list of them all.\
+"""
+
+STOP_DESCRIPTION = """\
+Stop a background process and all it started (SIGTERM, then SIGKILL after 3 s); \
+returns its last output.\
+"""
+
+
+class BashOutputAction(Action):
+    """The background process to read, and how long to wait."""
+
+    process_id: int | None = Field(default=None, description="Omit to list the processes.")
+    wait_for: str | None = Field(
+        default=None,
+        description="A regular expression: wait until the new output matches it.",
+    )
+    timeout: float | None = Field(
+        default=None,
+        ge=0,
+        le=3600,
+        description="Seconds to wait for its end or a wait_for match (default 0, or 30 "
+        "with wait_for).",
+    )
+
+
+class BashStopAction(Action):
+    """The background process to stop."""
+
+    process_id: int = Field(description="The process to stop.")
+
+
+ProcessState = Literal["running", "exited", "stopped"]
+
+
+class ProcessInfo(BaseModel):
+    """One background process, as a listing shows it."""
+
+    process_id: int
+    command: str
+    state: ProcessState
+    exit_code: int | None = Field(description="Its exit status; negative: killed by that signal.")
+    runtime: float = Field(description="Seconds it ran (so far).")
+
+
+class ProcessObservation(Observation):
+    """A background process's new output and state, or (no process_id) the listing."""
+
+    process_id: int | None = None
+    state: ProcessState | None = None
+    exit_code: int | None = None
+    output: str = Field(default="", description="New output since the last read.")
+    left_out: int = Field(default=0, description="Bytes of the new output not shown.")
+    full_output_path: str | None = Field(
+        default=None, description="File with the process's whole output, once it is long."
+    )
+    matched: bool | None = Field(default=None, description="Whether wait_for matched.")
+    processes: list[ProcessInfo] = Field(default_factory=list)
