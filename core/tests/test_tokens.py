@@ -11,7 +11,7 @@ import pytest
 from conftest import run_toolplug
 from core_test_tools import make_echo_tool
 from toolplug import Toolset, tool
-from toolplug.tokens import ENCODING, INSTALL, count, count_definitions
+from toolplug.tokens import ENCODING, INSTALL, TOKENIZER_FOR, count, count_definitions
 
 # A plugin with two tools of known definitions.
 TWO = """
@@ -109,3 +109,10 @@ def test_cli_tokens_without_the_extra_says_what_to_install(toolplug: Any, tmp_pa
     assert out.returncode == 2
     assert INSTALL in out.stderr and "pip install 'toolplug[tokens]'" in out.stderr
     assert out.stdout == ""
+
+
+def test_the_sample_geminis_docs_count_is_the_same_here() -> None:
+    # The one text whose count Gemini's API reference gives (gemini-2.0-flash: 10): the
+    # figure TOKENIZER_FOR and docs/context.md quote.
+    assert count("The quick brown fox jumps over the lazy dog.") == 10
+    assert "10 here too" in TOKENIZER_FOR["gemini"]
