@@ -5,6 +5,7 @@ installed."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import secrets
@@ -12,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +162,74 @@ async def test_the_end_of_an_http_session_stops_its_background_processes(
         # The client ended its session (the server goes on): the process is gone.
         wait_until(lambda: not pids_of(f"300.{tag}"), what="the background process to end")
         assert served.poll() is None
+    finally:
+        served.terminate()
+        served.wait(timeout=30)
+
+
+class Logs:
+    """The ``notifications/message`` a client gets (its ``logging_callback``)."""
+
+    def __init__(self) -> None:
+        self.received: list[Any] = []
+        self.arrived = asyncio.Event()
+
+    async def __call__(self, params: Any) -> None:
+        self.received.append(params)
+        self.arrived.set()
+
+    def ends(self) -> list[Any]:
+        return [p for p in self.received if "background process" in str(p.data)]
+
+
+async def start_and_hear_the_end(session: ClientSession, logs: Logs) -> None:
+    """Start ``exit 0`` and ``sleep 1; exit 3`` with the client's level at warning: make
+    no further call, and hear of the second end only (the first is below the level)."""
+    await session.initialize()
+    with warnings.catch_warnings():  # deprecated by a later revision (SEP-2577)
+        warnings.filterwarnings("ignore", "The logging capability is deprecated")
+        await session.set_logging_level("warning")
+    for command in ("exit 0", "sleep 1; exit 3"):
+        started = await session.call_tool("bash", {"command": command, "run_in_background": True})
+        assert not started.is_error, text(started)
+    # A generous bound: this proves "arrives, unasked", not how fast.
+    while not logs.ends():
+        logs.arrived.clear()
+        await asyncio.wait_for(logs.arrived.wait(), timeout=60)
+    (params,) = logs.ends()
+    assert params.level == "warning" and params.logger == "bash"
+    assert "background process 2 (`sleep 1; exit 3`) exited with status 3" in params.data["msg"]
+    extra = params.data["extra"]
+    assert extra["process_id"] == 2 and extra["exit_code"] == 3 and extra["state"] == "exited"
+
+
+async def test_a_background_end_reaches_the_stdio_client_unasked(tmp_path: Path) -> None:
+    logs = Logs()
+    async with (
+        stdio_client(server(tmp_path)) as (read, write),
+        ClientSession(read, write, logging_callback=logs) as session,
+    ):
+        await start_and_hear_the_end(session, logs)
+
+
+async def test_a_background_end_reaches_the_http_client_on_its_get_stream(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    stderr = tmp_path / "serve.txt"
+    command = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--port", "0"]
+    command += ["--plugins", "bash", "--workspace", str(workspace), *BACKGROUND]
+    with stderr.open("w") as errors:
+        served = subprocess.Popen(command, stderr=errors, start_new_session=True)
+    logs = Logs()
+    try:
+        url = wait_until(lambda: served.poll() is None and announced(stderr), timeout=60)
+        async with (
+            streamable_http_client(url) as (read, write),
+            ClientSession(read, write, logging_callback=logs) as session,
+        ):
+            await start_and_hear_the_end(session, logs)
     finally:
         served.terminate()
         served.wait(timeout=30)

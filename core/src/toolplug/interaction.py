@@ -31,7 +31,8 @@ clients live; for sync callers, on toolplug's background loop.
 Plugins that need the handlers between calls (an MCP client: a server may ask for
 sampling at any time) read them from their :class:`~toolplug.ToolContext` with
 :func:`handlers_for`, and pass events on with :func:`notify`, :func:`answer` and
-:func:`sample`.
+:func:`sample`. A tool that has news for its host outside any call (bash: a background
+process ended) sends it with :func:`notify_host`, from any thread.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ __all__ = [
     "handlers_for",
     "log",
     "notify",
+    "notify_host",
     "report_progress",
     "sample",
 ]
@@ -463,6 +465,38 @@ async def notify(
         result = handler(event)
         if inspect.isawaitable(result):
             await _engine.await_on(result, loop)
+    except Exception as exc:
+        _handler_failed(handler, exc)
+
+
+def notify_host(target: ToolContext | Handlers | None, event: Progress | LogMessage) -> None:
+    """Tell the host something outside any call (no caller waits, no call's scope); never
+    raises, and may be called from any thread.
+
+    ``target`` is the tool's context (its host's handlers: :func:`handlers_for`) or the
+    handlers themselves. A sync handler runs in the calling thread (keep it quick); an
+    async one is started on toolplug's background loop and not waited for, so a slow
+    host never holds the tool up. With no handler, the event goes to the
+    ``toolplug.tools`` logger, as in a call; a handler that raises is logged and ignored.
+    """
+    handlers = target if isinstance(target, Handlers) else handlers_for(target)
+    handler: Callable[[Any], Any] | None = (
+        handlers.on_progress if isinstance(event, Progress) else handlers.on_log
+    )
+    if handler is None:
+        _to_logging(event)
+        return
+    try:
+        result = handler(event)
+        if inspect.isawaitable(result):
+            running = _engine.running_loop()
+            if running is not None and running is _engine.background_loop():
+                task = running.create_task(_engine.as_coroutine(result))
+                _pending.add(task)
+                task.add_done_callback(lambda t: _settled(t, handler))
+            else:
+                future = _engine.submit(result)
+                future.add_done_callback(lambda f: _settled(f, handler))
     except Exception as exc:
         _handler_failed(handler, exc)
 

@@ -13,6 +13,11 @@ session's own commands (:mod:`toolplug_bash.procs`): its session and every
 descendant, and anything carrying its marker in the environment (``setsid``,
 ``nohup`` and double forks included). A :class:`ProcessTable` holds one tool
 instance's processes, caps how many run at once, and stops them all on ``close``.
+
+The table's :attr:`ProcessTable.on_end` hears of each process's end once, at once,
+from the thread that saw it (the bash tool tells its host:
+:func:`~toolplug_bash.background_tools.notifier`); not of the ends that the table's
+own ``close`` causes.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import subprocess
 import termios
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +84,14 @@ class Spawn:
 class BackgroundProcess:
     """One command running in the background, and its output."""
 
-    def __init__(self, number: int, command: str, spawn: Spawn, cwd: str) -> None:
+    def __init__(
+        self,
+        number: int,
+        command: str,
+        spawn: Spawn,
+        cwd: str,
+        on_end: Callable[[BackgroundProcess], None] | None = None,
+    ) -> None:
         self.number = number
         self.command = command
         self.cwd = cwd
@@ -95,6 +108,7 @@ class BackgroundProcess:
         self.stopped = False
         self._token = secrets.token_hex(8)
         self._masker = SecretMasker(spawn.secrets)
+        self._on_end = on_end  # told once, when ended_at is first set
         self._confinement: Confinement | None = None
         self._done = False  # the process ended and its output was read to the end
         self._leader: int | None = None  # in a sandbox: the shell, once it took the terminal
@@ -225,10 +239,13 @@ class BackgroundProcess:
 
     def _finish(self) -> None:
         with self.log.changed:
-            if self.process.returncode is not None and self.ended_at is None:
+            first_end = self.process.returncode is not None and self.ended_at is None
+            if first_end:
                 self.ended_at = time.monotonic()
             self._done = self.process.returncode is not None
             self.log.changed.notify_all()
+        if first_end and self._on_end is not None:
+            self._on_end(self)  # outside the lock: it may take its time
 
     # -- what the model sees -----------------------------------------------------------
 
@@ -397,6 +414,9 @@ class ProcessTable:
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
+        #: Called once when a process ends (by itself, killed, or stopped), from the
+        #: thread that saw it; never for the ends :meth:`close` causes. It must not raise.
+        self.on_end: Callable[[BackgroundProcess], None] | None = None
         self._processes: dict[int, BackgroundProcess] = {}
         self._next = 1
         self._lock = threading.Lock()
@@ -416,7 +436,7 @@ class ProcessTable:
                     "bash_stop, or run the command in the foreground."
                 )
             self._forget_ended()
-            process = BackgroundProcess(self._next, command, spawn, cwd)
+            process = BackgroundProcess(self._next, command, spawn, cwd, self._ended)
             self._processes[self._next] = process
             self._next += 1
             return process
@@ -430,6 +450,13 @@ class ProcessTable:
                 process.log.save_path.unlink()
             except OSError:
                 pass
+
+    def _ended(self, process: BackgroundProcess) -> None:
+        # After close the host is ending the session itself and knows its processes
+        # go with it: a notice per process would only repeat that (and under MCP, the
+        # session that could hear it is going away).
+        if not self._closed and self.on_end is not None:
+            self.on_end(process)
 
     def get(self, number: int) -> BackgroundProcess | None:
         """The process with this number, if the table still has it."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 import signal
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from toolplug import Observation, TextContent, ToolExecutor
+from toolplug import Observation, TextContent, ToolContext, ToolExecutor
+from toolplug.interaction import LogMessage, notify_host
 
 from toolplug_bash.background import STOP_GRACE, BackgroundProcess, ProcessTable, Spawn, stop_all
 from toolplug_bash.output import render
@@ -165,6 +167,43 @@ def end_notes(table: ProcessTable) -> list[str]:
         f"output with bash_output process_id={p.number}.]"
         for p in table.newly_ended()
     ]
+
+
+def notifier(context: ToolContext, tool: str = "bash") -> Callable[[BackgroundProcess], None]:
+    """What tells the host (the context's handlers) that a background process ended:
+    an ``on_log`` message outside any call, ``info`` for a clean exit or a stop the
+    model asked for, ``warning`` for a non-zero status or a signal it did not ask for."""
+
+    def notify(process: BackgroundProcess) -> None:
+        notify_host(context, end_message(process, tool))
+
+    return notify
+
+
+def end_message(process: BackgroundProcess, tool: str = "bash") -> LogMessage:
+    """The host's notice of a process's end, with typed ``data``."""
+    code = process.exit_code
+    signal_name = _signal_name(-code) if code is not None and code < 0 else None
+    if process.stopped:
+        how = f"was stopped ({signal_name or f'status {code}'})"
+    elif signal_name is not None:
+        how = f"was killed by signal {signal_name}"
+    else:
+        how = f"exited with status {code}"
+    clean = process.stopped or code == 0
+    data: dict[str, Any] = {
+        "process_id": process.number,
+        "command": process.command,
+        "state": process.state,
+        "exit_code": code,
+        "signal": signal_name,
+        "runtime": round(process.runtime, 3),
+    }
+    message = (
+        f"background process {process.number} (`{_short(process.command)}`) {how} "
+        f"after {process.runtime:.1f} s"
+    )
+    return LogMessage(tool, None, "info" if clean else "warning", message, data)
 
 
 def _unknown(table: ProcessTable, number: int | None) -> Observation:

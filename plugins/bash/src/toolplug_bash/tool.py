@@ -14,7 +14,7 @@ from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_bash import sandbox as sandboxing
 from toolplug_bash.background import ProcessTable
-from toolplug_bash.background_tools import BashOutputExecutor, BashStopExecutor
+from toolplug_bash.background_tools import BashOutputExecutor, BashStopExecutor, notifier
 from toolplug_bash.executor import BashConfig, BashExecutor
 from toolplug_bash.types import (
     DESCRIPTION,
@@ -248,6 +248,7 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
         )
         if executor.processes is None:
             return [tool]
+        executor.processes.on_end = notifier(context)
         return [tool, *background_tools(executor.processes, config.max_output)]
 
 

@@ -11,15 +11,20 @@ tool gets a ``SamplingError`` saying so). The policy plugin's
 questions go the same way (:mod:`~toolplug_mcp.server.approval`).
 
 Each handler finds the calling request through fastmcp's request context, which the
-core carries into the threads and tasks a call runs in. Outside a request (nothing to
-relay to), progress and logs go to Python logging and questions are declined.
+core carries into the threads and tasks a call runs in. Outside a request, a log
+message a tool sends between calls (bash: a background process ended) goes to its
+session's client as ``notifications/message`` on the connection's own stream (stdio,
+or the standalone ``GET`` stream over HTTP; dropped when the client has none), when
+the session's handlers came from :func:`session_handlers`; else progress and logs go
+to Python logging and questions are declined.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import warnings
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from fastmcp.server.dependencies import get_context
@@ -132,6 +137,63 @@ async def on_sample(request: SamplingRequest) -> SampleResult:
         )
     dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True)
     return dumped
+
+
+#: The MCP log levels, least severe first (for the client's ``logging/setLevel``).
+_SEVERITY = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def session_handlers(context: Any) -> Handlers:
+    """:data:`HANDLERS` for the tools of the session ``context`` (a fastmcp request
+    context) belongs to: a log message sent outside any request reaches that session's
+    client. Just :data:`HANDLERS` outside a request or a connection."""
+    connection = getattr(getattr(context, "session", None), "_connection", None)
+    if connection is None:
+        return HANDLERS
+    return HANDLERS | Handlers(
+        on_log=_out_of_call_log(connection, context.fastmcp, asyncio.get_running_loop())
+    )
+
+
+def _out_of_call_log(
+    connection: Any, server: Any, loop: asyncio.AbstractEventLoop
+) -> Callable[[LogMessage], Awaitable[None]]:
+    """An ``on_log`` that relays to the calling request, and outside one, to the
+    connection (on the server's loop, where its streams live)."""
+
+    async def relay_log(event: LogMessage) -> None:
+        if request_context() is not None:
+            await on_log(event)
+            return
+        if not _allowed(server, connection, event.level) or loop.is_closed():
+            return
+        extra = None
+        if event.data is not None:
+            extra = event.data if isinstance(event.data, Mapping) else {"data": event.data}
+        data = {"msg": event.message, "extra": extra}  # as fastmcp's in-request logs
+        with warnings.catch_warnings():
+            # Logging is deprecated by a later revision (SEP-2577); the connection
+            # drops it there, and clients of 2025-11-25 still take it.
+            warnings.filterwarnings("ignore", "The logging capability is deprecated")
+            sending = connection.log(event.level, data, logger=event.tool)
+        try:
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(sending, loop))
+        except Exception as exc:  # the session ended meanwhile
+            log.debug("a log message for a client that has gone was dropped: %s", exc)
+
+    return relay_log
+
+
+def _allowed(server: Any, connection: Any, level: str) -> bool:
+    """Whether the client's ``logging/setLevel`` (else the server's default) lets
+    ``level`` through. fastmcp keeps each session's level by its id, or one key for a
+    connection without one (stdio), as its own ``Context.log`` reads it."""
+    key = getattr(connection, "session_id", None) or "__no_session__"
+    levels = getattr(server, "_client_log_levels", {})
+    minimum = levels.get(key) or getattr(server, "client_log_level", None)
+    if minimum not in _SEVERITY or level not in _SEVERITY:
+        return True
+    return _SEVERITY.index(level) >= _SEVERITY.index(minimum)
 
 
 #: The handlers every session's tools get.

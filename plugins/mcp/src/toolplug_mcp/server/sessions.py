@@ -133,6 +133,13 @@ class SessionTools:
             self._owner.forget(self)
 
 
+def _transport(context: Any) -> str | None:
+    try:
+        return str(context.transport)
+    except (AttributeError, RuntimeError):
+        return None
+
+
 def _failed(task: asyncio.Task[Any]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
@@ -191,13 +198,23 @@ class SessionToolsets:
         return self._only
 
     async def load(self) -> Toolset:
-        """Create one session's tools (in a worker thread: factories may block)."""
+        """Create one session's tools (in a worker thread: factories may block).
+
+        Called in the session's first request: its tools' handlers are bound to that
+        session, so that what a tool logs between calls reaches its client
+        (:func:`~toolplug_mcp.server.relay.session_handlers`), unless one toolset
+        serves every client (``--stateless``).
+        """
+        handlers = relay.HANDLERS
+        context = relay.request_context()
+        if context is not None and (not self.shared or _transport(context) == "stdio"):
+            handlers = relay.session_handlers(context)
         toolset = await asyncio.to_thread(
             Toolset.load,
             self.specs,
             registry=self.registry,
             context=self.context,
-            handlers=relay.HANDLERS,
+            handlers=handlers,
             budget=self.budget,
         )
         if self._closed:  # shut down while the tools were being created
