@@ -46,7 +46,7 @@ from pydantic import Field, create_model
 from timing import report, save
 from toolplug import Action, Observation, ToolDefinition, Toolset
 from toolplug.registry import ToolRegistry
-from toolplug.tokens import count, count_definitions
+from toolplug.tokens import count, count_before_search, count_definitions
 
 HERE = Path(__file__).resolve().parent
 TOOL_SET = HERE.parent / "core" / "tests" / "data" / "tool_search" / "tools.json"
@@ -217,20 +217,6 @@ def five_hundred() -> ToolRegistry:
     return registry
 
 
-def in_context(fmt: str, exported: list[dict[str, Any]]) -> int:
-    """Tokens of what enters the model's context before a search (see the docstring)."""
-    seen = []
-    for item in exported:
-        if item.get("defer_loading"):
-            if fmt == "responses":
-                seen.append({k: item[k] for k in ("type", "name", "description")})
-            continue
-        if item.get("type") == "namespace":
-            item = {k: item[k] for k in ("type", "name", "description")}
-        seen.append(item)
-    return count(json.dumps(seen, separators=(",", ":")))
-
-
 def deferral_figures() -> bool:
     """Part 2: tokens before a search, 500 tools deferred but two, against all sent."""
     ok = True
@@ -239,8 +225,8 @@ def deferral_figures() -> bool:
         with Toolset.load(registry=five_hundred()) as deferred:
             deferred.defer(keep=KEPT, namespaces=True)
             for fmt in ("openai", "responses", "anthropic", "gemini", "bedrock"):
-                whole = in_context(fmt, every.export(fmt, check="off"))
-                part = in_context(fmt, deferred.export(fmt, check="off"))
+                whole = count_before_search(fmt, every.export(fmt, check="off"))
+                part = count_before_search(fmt, deferred.export(fmt, check="off"))
                 ok &= report(
                     "context",
                     f"500 tools, {fmt}: deferred vs all sent (tokens)",

@@ -129,21 +129,10 @@ def _check(fmt_name: str, exported: list[dict[str, Any]]) -> None:
 
 
 def _tokens(fmt_name: str, exported: list[dict[str, Any]]) -> int:
-    """Tokens of what enters the model's context before a search. Anthropic: a deferred
-    definition not at all. OpenAI Responses (its tool search guide): a deferred
-    function's name and description, a namespace's name and description only."""
-    from toolplug.tokens import count
+    """Tokens of what enters the model's context before a search."""
+    from toolplug.tokens import count_before_search
 
-    seen = []
-    for item in exported:
-        if item.get("defer_loading"):
-            if fmt_name == "responses":
-                seen.append({k: item[k] for k in ("type", "name", "description")})
-            continue
-        if item.get("type") == "namespace":
-            item = {k: item[k] for k in ("type", "name", "description")}
-        seen.append(item)
-    return count(json.dumps(seen, separators=(",", ":")))
+    return count_before_search(fmt_name, exported)
 
 
 def _full_tokens(fmt_name: str) -> int:

@@ -228,7 +228,8 @@ class Spill:
 
         unit = self.budget.unit
         measure = len if unit == "characters" else _token_count
-        total = measure(text)
+        ids = None if unit == "characters" else _token_ids(text)  # one pass: count and cut
+        total = len(text) if ids is None else len(ids)
 
         def marker(cut: int) -> str:
             return (
@@ -238,10 +239,7 @@ class Spill:
 
         # The marker's own length comes out of the budget (give or take a digit).
         room = max(limit - measure(marker(total - limit)), 2)
-        if unit == "characters":
-            head, tail = _ends(text, room)
-        else:
-            head, tail = _token_ends(text, room)
+        head, tail = _ends(text, room) if ids is None else _token_ends(ids, room)
         cut = total - measure(head) - measure(tail)
         others = [b for b in blocks if not isinstance(b, TextContent)]
         return [TextContent(text=head + marker(cut) + tail), *others]
@@ -335,11 +333,17 @@ def _token_count(text: str) -> int:
     return count(text)
 
 
-def _token_ends(text: str, room: int) -> tuple[str, str]:
-    """:func:`_ends` counted in tokens: the head and tail that fit in ``room`` tokens."""
-    from toolplug.tokens import decode, encode
+def _token_ids(text: str) -> list[int]:
+    from toolplug.tokens import encode
 
-    ids = encode(text)
+    return encode(text)
+
+
+def _token_ends(ids: list[int], room: int) -> tuple[str, str]:
+    """:func:`_ends` counted in tokens: the head and tail of a text's token ``ids`` that
+    fit in ``room`` tokens."""
+    from toolplug.tokens import decode
+
     head_ids = ids[: room // 2]
     tail_ids = ids[len(ids) - (room - len(head_ids)) :]
     return _whole_lines(decode(head_ids), decode(tail_ids))

@@ -37,6 +37,7 @@ __all__ = [
     "TokenCounts",
     "TokenizerMissing",
     "count",
+    "count_before_search",
     "count_definitions",
     "decode",
     "encode",
@@ -122,6 +123,25 @@ class TokenCounts:
             "tools": dict(self.tools),
             "total": self.total,
         }
+
+
+def count_before_search(format: str, exported: list[dict[str, Any]]) -> int:
+    """Tokens of what an export puts in the model's context before any tool search.
+
+    A deferred tool (``defer_loading``) costs nothing with Anthropic; OpenAI Responses
+    shows a deferred function's name and description, and of a namespace only its own
+    (its tool search guide). Every other entry counts whole, as sent.
+    """
+    seen: list[Any] = []
+    for item in exported:
+        if item.get("defer_loading"):
+            if format == "responses":
+                seen.append({k: item[k] for k in ("type", "name", "description")})
+            continue
+        if item.get("type") == "namespace":
+            item = {k: item[k] for k in ("type", "name", "description")}
+        seen.append(item)
+    return count(_compact(seen))
 
 
 def count_definitions(toolset: Toolset, format: str = "openai", **options: Any) -> TokenCounts:
