@@ -375,6 +375,28 @@ def test_a_policy_reads_a_background_start_as_a_command(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+def test_the_policy_reads_what_is_typed_to_a_background_process(tmp_path: Path) -> None:
+    # The sibling of a start: a background shell given text through is_input runs it,
+    # so the policy reads that text as a command too, whichever process it goes to.
+    pytest.importorskip("toolplug_policy")
+    from toolplug_policy import loads
+
+    policy = loads(
+        'default = "deny"\n\n[[rules]]\ndecision = "allow"\ntool = "bash"\n'
+        'command = ["bash", "echo *"]\n'
+    )
+    spec = {"name": "bash", "params": {"max_background": 8}}
+    with Toolset.load([spec], workspace=tmp_path, plugins="bash,policy", policy=policy) as toolset:
+        shell = toolset.call("bash", {"command": "bash", "run_in_background": True})
+        assert not shell.is_error, shell.text
+        typed = {"is_input": True, "process_id": shell.process_id}
+        refused = toolset.call("bash", {**typed, "command": "touch x"})
+        assert refused.is_error and "touch x" in refused.text
+        echoed = toolset.call("bash", {**typed, "command": "echo typed-ok", "timeout": 5})
+        assert not echoed.is_error and "typed-ok" in echoed.text
+    assert not (tmp_path / "x").exists()
+
+
 # -- adversarial ---------------------------------------------------------------------
 
 
