@@ -14,19 +14,15 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT, Venv, build_wheel
+from conftest import Venv
 
 
 @pytest.fixture(scope="module")
-def guard_venv(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -> Venv:
-    out = tmp_path_factory.mktemp("guard-wheels")
-    built = [
-        build_wheel(ROOT / "plugins" / "think", out),
-        build_wheel(ROOT / "plugins" / "mcp", out),
-        build_wheel(DATA / "toolplug-stamp-guard", out),
-    ]
-    env = Venv(tmp_path_factory.mktemp("guard-venv") / "env")
-    env.pip(str(wheels["core"]), *(str(wheel) for wheel in built))
+def guard_venv(
+    tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path], layer: Path
+) -> Venv:
+    env = Venv(tmp_path_factory.mktemp("guard-venv") / "env", layer)
+    env.pip(*(str(wheels[name]) for name in ("core", "think", "mcp", "stamp-guard")))
     return env
 
 
