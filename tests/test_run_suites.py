@@ -25,7 +25,13 @@ def run_suites(*args: str | Path, **env: str) -> subprocess.CompletedProcess[str
         timeout=300,
         # The digest folder of the env running these tests is not the nested runs' own:
         # their failures are made on purpose.
-        env={**{k: v for k, v in os.environ.items() if k != "TOOLPLUG_FAILURE_DIGEST"}, **env},
+        env={
+            **{k: v for k, v in os.environ.items() if k != "TOOLPLUG_FAILURE_DIGEST"},
+            # The nested suites use no plugin: loading every one installed here (the
+            # SDKs', hypothesis, anyio) took seconds per nested pytest.
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+            **env,
+        },
     )
 
 
