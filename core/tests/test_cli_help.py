@@ -3,7 +3,9 @@
 click prints a command's docstring as it is, so double backquotes, roles such as
 :class:`X` and ``.. note::`` directives would reach the terminal. This walks every
 command the installed ``toolplug`` has (plugin subcommands too, such as ``toolplug mcp
-serve`` where toolplug-mcp is installed), each in its own real subprocess.
+serve`` where toolplug-mcp is installed). The walk runs in process on the real command
+group (a subprocess per page cost seconds each); one page is also read from a real
+``toolplug`` process, to show the two print the same text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+from toolplug.cli import cli
 
 MARKUP = re.compile(
     r"``"  # an inline literal
@@ -22,14 +28,22 @@ MARKUP = re.compile(
 
 
 def help_of(*command: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "toolplug", *command, "--help"],
+    """The ``--help`` page of ``toolplug COMMAND...``, from the real command group."""
+    out = CliRunner().invoke(cli, [*command, "--help"], prog_name="toolplug")
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+def test_the_pages_read_in_process_are_the_real_commands_pages() -> None:
+    real = subprocess.run(
+        [str(Path(sys.executable).parent / "toolplug"), "call", "--help"],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert out.returncode == 0, out.stderr
-    return out.stdout
+    assert real.returncode == 0, real.stderr
+    # The same words; where lines wrap may differ (the terminal's width is read apart).
+    assert real.stdout.split() == help_of("call").split()
 
 
 def subcommands(help_text: str) -> list[str]:
