@@ -428,12 +428,8 @@ class ToolConformance:
             for tool in tools:
                 tool.close()
 
-    #: The native forms of the tool under test, whose results are checked too.
-    _native_forms: tuple[NativeForm, ...] = ()
-
     def _call(self, tool: ToolDefinition[Any, Any], arguments: Any) -> Observation:
         """Call the tool; fail if the call raised, or raised an exception that is a bug."""
-        self._native_forms = tuple(tool.native_forms.values())
         handler = _RaisedExceptions()
         logger = logging.getLogger("toolplug")
         level = logger.level
@@ -452,11 +448,14 @@ class ToolConformance:
         )
         return observation
 
-    def _check_error(self, observation: Observation, arguments: Any) -> None:
+    def _check_error(
+        self, observation: Observation, arguments: Any, tool: ToolDefinition[Any, Any]
+    ) -> None:
         assert observation.is_error, f"{arguments!r} was accepted: {observation.text}"
         assert observation.text.strip(), "an error observation must say what went wrong"
-        forms = self._native_forms
-        validate_observation_exports(observation, formats=self._formats(), native_forms=forms)
+        validate_observation_exports(
+            observation, formats=self._formats(), native_forms=tool.native_forms.values()
+        )
         check_structured_content(observation)
 
     def test_registers_its_tool(self, tmp_path: Path) -> None:
@@ -500,7 +499,7 @@ class ToolConformance:
                 observation = self._call(tool, bad)
                 if bad == {"__no_such_field__": {"x": [1]}} and not observation.is_error:
                     continue  # a tool without required fields may run with the key dropped
-                self._check_error(observation, bad)
+                self._check_error(observation, bad, tool)
 
     def test_a_missing_required_field_is_named(self, tmp_path: Path) -> None:
         if self.valid_arguments is None:
@@ -516,7 +515,7 @@ class ToolConformance:
             for field in required:
                 arguments = {k: v for k, v in (self.valid_arguments or {}).items() if k != field}
                 observation = self._call(tool, arguments)
-                self._check_error(observation, arguments)
+                self._check_error(observation, arguments, tool)
                 assert field in observation.text, (
                     f"the error for a call without '{field}' does not name it: {observation.text}"
                 )
@@ -529,7 +528,7 @@ class ToolConformance:
             )
         with self._tool(tmp_path) as tool:
             arguments = dict(self.failing_call or {})
-            self._check_error(self._call(tool, arguments), arguments)
+            self._check_error(self._call(tool, arguments), arguments, tool)
 
     def test_close_is_safe(self, tmp_path: Path) -> None:
         tools = self._tools(self._workspace(tmp_path))

@@ -463,7 +463,8 @@ class Toolset(Mapping[str, AnyTool]):
             exported = self.deferral.export(fmt, named, **options)
         if natives:
             exported = self._native_declarations(fmt, tools, natives, **options) + exported
-        self._native[format] = frozenset(natives)
+        # Replaced whole, never changed in place: dispatch may be reading it.
+        self._native = {**self._native, format: frozenset(natives)}
         if check != "off":
             from toolplug.limits import enforce
 
