@@ -8,19 +8,20 @@ with the SDKs' own types and the results validated against them.
 from __future__ import annotations
 
 import json
+import types
 from pathlib import Path
 from typing import Any
 
 import anthropic.types as anthropic_types
 import pytest
 from pydantic import Field, TypeAdapter
-from toolplug import Action, Observation, ToolDefinition, Toolset
+from toolplug import Action, Observation, ToolDefinition, Toolset, hookimpl
 from toolplug.dispatch import dispatch
 from toolplug.errors import ArgumentError, DispatchError, ToolError
 from toolplug.formats import NativeForm, default_formats
 from toolplug.formats.base import ToolFormat
 from toolplug.model import ToolCall
-from toolplug.testing import validate_observation_exports, validate_tool_exports
+from toolplug.testing import registry_from, validate_observation_exports, validate_tool_exports
 
 
 class AppendAction(Action):
@@ -275,3 +276,34 @@ def test_json_string_input_is_read(tmp_path: Path) -> None:
         toolset.export("anthropic", native=True)
         [result] = toolset.dispatch([tool_use("bash", json.dumps({"command": "s"}))])
     assert "is_error" not in result and (tmp_path / "log").read_text() == "s\n"
+
+
+class RefuseFreshLines:
+    """A guard plugin: refuses every call that would empty the log, whatever its shape."""
+
+    __name__ = "refuse_fresh"
+
+    @hookimpl(tryfirst=True)
+    def tool_call(self, tool: Any, action: Any) -> Observation | None:
+        if getattr(action, "fresh", False):
+            return Observation.error("Emptying the log is not allowed here.")
+        return None
+
+
+def test_native_calls_go_through_the_call_hooks(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    log.write_text("kept\n")
+    tool = append_tool(log)
+    plugin = types.SimpleNamespace(
+        __name__="appender", register_tools=hookimpl(lambda register: register(tool))
+    )
+    registry = registry_from(plugin, RefuseFreshLines())
+    with Toolset(registry.resolve("append_line")) as toolset:
+        toolset.export("anthropic", native=True)
+        [refused, done] = toolset.dispatch(
+            [tool_use("bash", {"restart": True}, "t1"), tool_use("bash", {"command": "x"}, "t2")]
+        )
+    check_result(refused)
+    assert refused["is_error"] is True and "not allowed" in refused["content"][0]["text"]
+    assert "is_error" not in done
+    assert log.read_text() == "kept\nx\n"
