@@ -96,6 +96,8 @@ def test_native_export_declares_the_form_instead_of_the_function(tmp_path: Path)
     # per tool: a name that is not this tool's leaves it a function
     assert toolset.export("anthropic", native={"other"})[0]["name"] == "append_line"
     assert toolset.export("anthropic", native={"append_line"})[0]["type"] == "bash_20250124"
+    assert toolset.to_anthropic_tools(native=True) == exported
+    assert toolset.to_responses_tools(native=True)[0]["name"] == "append_line"
 
 
 def test_native_call_round_trip(tmp_path: Path) -> None:

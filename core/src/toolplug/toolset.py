@@ -510,14 +510,18 @@ class Toolset(Mapping[str, AnyTool]):
         return self.export("openai", strict=strict, security_risk=security_risk)
 
     def to_responses_tools(
-        self, strict: bool = False, *, security_risk: bool = False
+        self, strict: bool = False, *, security_risk: bool = False, native: Native = False
     ) -> list[dict[str, Any]]:
-        """``export("responses")``: every tool for the OpenAI Responses API."""
-        return self.export("responses", strict=strict, security_risk=security_risk)
+        """``export("responses")``: every tool for the OpenAI Responses API (``native``:
+        as for :meth:`export`)."""
+        return self.export("responses", strict=strict, security_risk=security_risk, native=native)
 
-    def to_anthropic_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
-        """``export("anthropic")``: every tool for Anthropic Messages."""
-        return self.export("anthropic", security_risk=security_risk)
+    def to_anthropic_tools(
+        self, *, security_risk: bool = False, native: Native = False
+    ) -> list[dict[str, Any]]:
+        """``export("anthropic")``: every tool for Anthropic Messages (``native``: as for
+        :meth:`export`)."""
+        return self.export("anthropic", security_risk=security_risk, native=native)
 
     def to_gemini_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
         """``export("gemini")``: one Gemini ``Tool`` with every function declaration."""
