@@ -309,3 +309,12 @@ def test_native_calls_go_through_the_call_hooks(tmp_path: Path) -> None:
     assert refused["is_error"] is True and "not allowed" in refused["content"][0]["text"]
     assert "is_error" not in done
     assert log.read_text() == "kept\nx\n"
+
+
+def test_a_native_name_that_a_function_tool_has_is_refused(tmp_path: Path) -> None:
+    other = append_tool(tmp_path / "other", openai=NativeForm("openai", {"name": "x"}))
+    other.name = "bash"  # a function tool named as the first tool's native form
+    toolset = Toolset([append_tool(tmp_path / "log"), other])
+    with pytest.raises(ToolError, match="also the names of tools exported as functions"):
+        toolset.export("anthropic", native=True)
+    assert [e["name"] for e in toolset.export("anthropic")] == ["append_line", "bash"]

@@ -443,7 +443,8 @@ class Toolset(Mapping[str, AnyTool]):
         tools its last export declared natively: :meth:`dispatch` reads their calls so.
         A deferred native tool carries ``"defer_loading": true`` where the provider
         searches tools itself, and is left out until revealed elsewhere. Two tools whose
-        native forms take one name raise :class:`ToolError`.
+        native forms take one name, or a native name that another tool's function
+        declaration has, raise :class:`ToolError`.
         """
         from toolplug.formats.forms import native_tools
 
@@ -457,6 +458,12 @@ class Toolset(Mapping[str, AnyTool]):
             for tool in tools
             if tool.name not in natives
         ]
+        taken = {form.call_name for form in natives.values()} & {name for name, _ in named}
+        if taken:
+            raise ToolError(
+                f"the {format} native name(s) {', '.join(sorted(taken))} are also the names of "
+                "tools exported as functions; export those tools natively too, or not at all"
+            )
         if self.deferral is None:
             exported = fmt.export_tools(named, **options)
         else:
