@@ -10,7 +10,18 @@ from toolplug import ToolContext, ToolRegistry, Toolset
 from toolplug.plugins import installed_plugins
 from toolplug.testing import validate_observation_exports, validate_tool_exports
 
-SHIPPED = {"think", "finish", "bash", "file_editor", "glob", "grep", "mcp", "policy", "otel"}
+SHIPPED = {
+    "think",
+    "finish",
+    "bash",
+    "file_editor",
+    "memory",
+    "glob",
+    "grep",
+    "mcp",
+    "policy",
+    "otel",
+}
 
 
 def test_every_shipped_plugin_is_installed_and_loads() -> None:

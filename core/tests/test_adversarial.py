@@ -983,3 +983,102 @@ def test_a_hostile_regex_search_ends_with_a_result() -> None:
         for pattern in ["(a*)*$" + "a" * 50, "(?P<x>a)(?P=x)", "[", "a{1000000}"]:
             out = tools.call("search_tools", {"query": pattern})
             assert isinstance(out, Observation) and out.text
+
+
+# -- native forms: hostile input and broken forms -----------------------------------------
+
+
+def _native_echo(form: Any) -> Toolset:
+    """The echo tool with ``form`` as its Anthropic native form, exported natively."""
+    echo = make_echo_tool()
+    tool = ToolDefinition(
+        name=echo.name,
+        description=echo.description,
+        action_type=echo.action_type,
+        observation_type=echo.observation_type,
+        executor=echo.executor,
+        native_forms={"anthropic": form},
+    )
+    toolset = Toolset([tool])
+    toolset.export("anthropic", native=True)
+    return toolset
+
+
+def _say_form(arguments: Any = None) -> Any:
+    from toolplug.formats import NativeForm
+
+    class Say(NativeForm):
+        def arguments(self, data: dict[str, Any]) -> Any:
+            return arguments(data) if arguments else {"text": data["words"]}
+
+    return Say("anthropic", {"type": "bash_20250124", "name": "say"})
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [None, 7, [1, 2], "[1, 2]", "{not json", DEEP_JSON, LONG_INT_JSON, {"words": _deep(5000)}, {}],
+)
+def test_hostile_native_input_is_an_error_result(raw: Any) -> None:
+    with _native_echo(_say_form()) as toolset:
+        [result] = toolset.dispatch([{"type": "tool_use", "id": "t1", "name": "say", "input": raw}])
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "t1"
+    assert result.get("is_error") is True, result
+    text = result["content"][0]["text"]
+    assert text.startswith("Tool '") and len(text) < 2000
+
+
+def _raise(exc: BaseException) -> Any:
+    def arguments(data: dict[str, Any]) -> Any:
+        raise exc
+
+    return arguments
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        _raise(RuntimeError("form bug")),
+        _raise(RecursionError("too deep")),
+        _raise(KeyError("words")),
+        lambda data: ["not", "a", "dict"],
+        lambda data: {"no_such_field": 1},
+    ],
+)
+def test_a_broken_form_translation_is_an_error_result(broken: Any) -> None:
+    with _native_echo(_say_form(broken)) as toolset:
+        [result] = toolset.dispatch(
+            [{"type": "tool_use", "id": "t1", "name": "say", "input": {"words": "hi"}}]
+        )
+    assert result.get("is_error") is True and result["content"][0]["text"].strip()
+
+
+def test_a_form_that_misreads_items_is_a_dispatch_error() -> None:
+    from toolplug.formats import NativeForm
+    from toolplug.model import ToolCall
+
+    class Misnamed(NativeForm):
+        def read_call(self, item: dict[str, Any], index: int) -> Any:
+            return ToolCall("c1", "someone_else") if item.get("type") == "say_call" else None
+
+    class Raising(NativeForm):
+        def read_call(self, item: dict[str, Any], index: int) -> Any:
+            raise TypeError("cannot read " + "x" * 10_000)
+
+    for form, match in ((Misnamed, "a bug in the form"), (Raising, "malformed")):
+        with _native_echo(form("anthropic", {"type": "bash_20250124", "name": "say"})) as toolset:
+            with pytest.raises(DispatchError, match=match) as caught:
+                toolset.dispatch([{"type": "say_call", "id": "c1"}])
+            assert len(str(caught.value)) < 1000
+
+
+def test_native_calls_from_an_async_host() -> None:
+    async def main() -> list[Any]:
+        async with _native_echo(_say_form()) as toolset:
+            calls = [
+                {"type": "tool_use", "id": f"t{i}", "name": "say", "input": {"words": str(i)}}
+                for i in range(5)
+            ]
+            return await toolset.adispatch(calls)
+
+    results = asyncio.run(main())
+    assert [r["content"][0]["text"] for r in results] == ["0", "1", "2", "3", "4"]

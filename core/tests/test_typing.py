@@ -54,7 +54,7 @@ def test_dispatch_options_are_exactly_dispatchs_keywords() -> None:
 
 def test_run_composed_options_are_its_keywords_and_the_batchs() -> None:
     batch = typing.get_type_hints(BatchOptions)
-    assert batch == {k: v for k, v in keywords(dispatch).items() if k != "format"}
+    assert batch == {k: v for k, v in keywords(dispatch).items() if k not in ("format", "native")}
     assert options_of(run_composed) is BatchOptions
     assert options_of(Toolset.run_composed) is ComposedOptions
     assert typing.get_type_hints(ComposedOptions, localns=NAMES) == {

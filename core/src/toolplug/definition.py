@@ -6,7 +6,8 @@ import copy
 import inspect
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from toolplug import _engine
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
     from toolplug.budget import Spill
     from toolplug.context import ToolContext
+    from toolplug.formats.forms import NativeForm
 
 
 log = logging.getLogger("toolplug")
@@ -79,6 +81,10 @@ class ToolDefinition(Generic[A, O]):
     _spill: Spill | None = None
     _context: ToolContext | None = None
     _run_with: Runner | None = None
+    #: The tool's native forms, by format name (see :mod:`toolplug.formats.forms`):
+    #: the provider's own trained declaration, exported with ``Toolset.export(format,
+    #: native=True)``. Empty for most tools.
+    native_forms: Mapping[str, NativeForm] = MappingProxyType({})
 
     def __init__(
         self,
@@ -92,6 +98,7 @@ class ToolDefinition(Generic[A, O]):
         title: str | None = None,
         timeout: float | None = None,
         meta: dict[str, Any] | None = None,
+        native_forms: Mapping[str, NativeForm] | None = None,
     ) -> None:
         if not name:
             raise ValueError("a tool needs a name")
@@ -107,6 +114,8 @@ class ToolDefinition(Generic[A, O]):
         self.meta = dict(meta or {})
         #: Where the tool comes from, for people ("tool 'now' of MCP server 'time'").
         self.origin: str | None = None
+        if native_forms:
+            self.native_forms = _checked_forms(native_forms)
         self._hooks = None
         self._context = None
         self._run_with = None
@@ -279,6 +288,17 @@ class ToolDefinition(Generic[A, O]):
                     await result
         except Exception:
             log.warning("closing tool %s failed", self.name, exc_info=True)
+
+
+def _checked_forms(forms: Mapping[str, NativeForm]) -> Mapping[str, NativeForm]:
+    """``forms`` as a read-only mapping, each keyed by its own format's name."""
+    for format, form in forms.items():
+        if getattr(form, "format", None) != format:
+            raise ValueError(
+                f"native_forms[{format!r}] is {form!r}, a form for another format; "
+                "key each form by its format's name"
+            )
+    return MappingProxyType(dict(forms))
 
 
 @overload

@@ -49,11 +49,12 @@ from typing import TYPE_CHECKING, Any, TypedDict, overload
 from pydantic import Field
 
 from toolplug import _engine
-from toolplug.arguments import notes_text, unreadable
+from toolplug.arguments import notes_text, parse_arguments, unreadable
 from toolplug.content import ContentBlock, TextContent
 from toolplug.definition import ToolDefinition
-from toolplug.errors import ArgumentError, DispatchError
+from toolplug.errors import ArgumentError, DispatchError, ToolError
 from toolplug.formats import ToolFormat, default_formats
+from toolplug.formats.forms import Native, NativeForm, native_tools
 from toolplug.interaction import DEFAULT_HANDLERS, CallScope, Handlers, current
 from toolplug.model import Observation, ToolCall
 from toolplug.names import NameMap, name_map, provider_name, unknown_tool_message
@@ -98,10 +99,13 @@ class BatchOptions(TypedDict, total=False):
 
 
 class DispatchOptions(BatchOptions, total=False):
-    """:class:`BatchOptions` and ``format``: the calls' format, when it is not to be
-    detected (a registered format's name)."""
+    """:class:`BatchOptions`, ``format``: the calls' format, when it is not to be
+    detected (a registered format's name), and ``native``: which tools' calls come in
+    their native form (``True``, ``False`` or tool names; see
+    :mod:`toolplug.formats.forms`); by default, those the toolset last exported so."""
 
     format: str | None
+    native: Native | None
 
 
 class LatentObservation(Observation):
@@ -128,6 +132,8 @@ class _Job:
     result: Observation | None  # known before running: unknown tool, latent tool
     key: frozenset[str] | None = _NOTHING  # what the call touches; None: unknown
     handlers: Handlers | None = None  # the toolset's: the call's progress, logs, questions
+    form: NativeForm | None = None  # the native form the call came in, if any
+    arguments: Any = None  # the tool's own arguments (a native call's, translated)
 
 
 def _unknown(tools: Mapping[str, AnyTool], name: str, names: NameMap | None) -> Observation:
@@ -181,8 +187,26 @@ def _find(tools: Mapping[str, AnyTool], name: str, names: NameMap) -> AnyTool | 
     return tool
 
 
+def _native_job(call: ToolCall, tool: AnyTool, form: NativeForm) -> _Job:
+    """A native call's job: its input translated to the tool's arguments, or an error
+    result the model can act on when the input does not fit."""
+    try:
+        data, _ = parse_arguments(call.arguments)
+        if not isinstance(data, dict):
+            raise ArgumentError(f"the input must be a JSON object, not {type(data).__name__}")
+        arguments = form.arguments(data)
+    except Exception as exc:  # ArgumentError, or a form's ValueError/KeyError...
+        message = str(exc) if isinstance(exc, ArgumentError) else describe(exc)
+        return _Job(call, tool, Observation.error(f"Tool '{call.name}': {message}"), form=form)
+    return _Job(call, tool, None, form=form, arguments=arguments)
+
+
 def _plan(
-    tools: Mapping[str, AnyTool], fmt: ToolFormat, calls: Sequence[ToolCall], allow_parallel: bool
+    tools: Mapping[str, AnyTool],
+    fmt: ToolFormat,
+    calls: Sequence[ToolCall],
+    allow_parallel: bool,
+    natives: Mapping[str, tuple[AnyTool, NativeForm]],
 ) -> list[_Job]:
     names = name_map(tools)
     found: dict[str, AnyTool | None] = {}  # by name, for this batch
@@ -190,6 +214,12 @@ def _plan(
     jobs: list[_Job] = []
     for call in calls:
         name = call.name
+        if name in natives:  # the tool's native form: translated, then as any call
+            job = _native_job(call, *natives[name])
+            if job.result is None:
+                job.key = _touches(job.tool, job.arguments, allow_parallel)  # type: ignore[arg-type]
+            jobs.append(job)
+            continue
         if name in found:
             tool = found[name]
         else:
@@ -200,12 +230,12 @@ def _plan(
         elif tool.executor is None:
             jobs.append(_Job(call, tool, _latent(tool, call)))
         elif name in default_keys:
-            jobs.append(_Job(call, tool, None, default_keys[name]))
+            jobs.append(_Job(call, tool, None, default_keys[name], arguments=call.arguments))
         else:
             key = _touches(tool, call.arguments, allow_parallel)
             if type(tool).touches is ToolDefinition.touches:  # the same for every call
                 default_keys[name] = key
-            jobs.append(_Job(call, tool, None, key))
+            jobs.append(_Job(call, tool, None, key, arguments=call.arguments))
     return jobs
 
 
@@ -246,7 +276,7 @@ def _call(
     assert job.tool is not None
     token = current.set(_scope(job, loop))
     try:
-        return job.tool.call(job.call.arguments, timeout=timeout)
+        return job.tool.call(job.arguments, timeout=timeout)
     except Exception as exc:  # call() never raises; this is the last guard
         return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
     finally:
@@ -257,7 +287,7 @@ async def _acall(job: _Job, timeout: float | None) -> Observation:
     assert job.tool is not None
     token = current.set(_scope(job, asyncio.get_running_loop()))
     try:
-        return await job.tool.acall(job.call.arguments, timeout=timeout)
+        return await job.tool.acall(job.arguments, timeout=timeout)
     except Exception as exc:
         return Observation.error(f"Tool '{job.tool.name}' failed: {describe(exc)}")
     finally:
@@ -441,8 +471,39 @@ def _render(fmt: ToolFormat, jobs: Iterable[_Job]) -> list[Any]:
     results: list[Any] = []
     for job in jobs:
         assert job.result is not None
-        results.append(fmt.render_result(job.call, job.result))
+        if job.form is None:
+            results.append(fmt.render_result(job.call, job.result))
+        else:
+            results.append(_render_native(fmt, job.form, job.call, job.result))
     return results
+
+
+def _render_native(
+    fmt: ToolFormat, form: NativeForm, call: ToolCall, observation: Observation
+) -> Any:
+    """A native call's result in its form's shape; a form that fails to render answers
+    with its plain error result (in the native shape where it can), never a raise."""
+    try:
+        return form.render_result(call, observation, fmt)
+    except Exception as exc:
+        failed = Observation.error(
+            f"Tool '{call.name}' ran, but its result could not be rendered: {describe(exc)}"
+        )
+        try:
+            return form.render_result(call, failed, fmt)
+        except Exception:
+            return fmt.render_result(call, failed)
+
+
+def _natives(
+    tools: Mapping[str, AnyTool], native: Native | None
+) -> dict[str, dict[str, tuple[AnyTool, NativeForm]]]:
+    """The tools whose calls come natively, per format: as ``native`` says, else as
+    the toolset last exported them."""
+    if native is None:
+        exported = getattr(tools, "native_exports", None)
+        return exported() if callable(exported) else {}
+    return native_tools(dict(tools.items()).values(), native)
 
 
 def _prepare(
@@ -451,16 +512,22 @@ def _prepare(
     max_concurrency: int,
     allow_parallel: bool,
     format: str | None,
+    native: Native | None = None,
 ) -> tuple[ToolFormat, list[_Job], list[int]]:
     """Read the calls and plan the jobs; also the indexes of the jobs left to run."""
     if max_concurrency < 1:
         raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
     formats = getattr(tools, "formats", None) or default_formats()
-    fmt, parsed = formats.parse_calls(calls, format)
+    try:
+        natives = _natives(tools, native)
+    except ToolError as exc:  # two tools with one native name
+        raise DispatchError(str(exc)) from None
+    claims = [form for chosen in natives.values() for _, form in chosen.values()]
+    fmt, parsed = formats.parse_calls(calls, format, claims=claims)
     deferral = getattr(tools, "deferral", None)
     if deferral is not None:  # a provider's own tool search loaded tools: they are revealed
         deferral.reveal(formats.revealed(calls))
-    jobs = _plan(tools, fmt, parsed, allow_parallel)
+    jobs = _plan(tools, fmt, parsed, allow_parallel, natives.get(fmt.name, {}))
     handlers = getattr(tools, "handlers", None)
     if isinstance(handlers, Handlers):
         for job in jobs:
@@ -492,6 +559,7 @@ def dispatch(
     allow_parallel: bool = False,
     format: str | None = None,
     timeout: float | None = None,
+    native: Native | None = None,
 ) -> list[Any]:
     """Run a batch of tool calls and return one result per call, in call order.
 
@@ -508,8 +576,15 @@ def dispatch(
     notes); async executors run on the core's background loop. ``timeout`` (seconds)
     applies to each call. Never raises for a call's failure; raises
     :class:`DispatchError` only for input in no known shape.
+
+    ``native`` says which tools' calls come in their native form (see
+    :mod:`toolplug.formats.forms`): ``True``, ``False`` or tool names. By default a
+    :class:`~toolplug.Toolset` reads them as its last ``export(format, native=...)``
+    declared them, and a plain mapping has none. A native call runs like any other
+    (the same hooks, policy and output budget), with its input translated to the
+    tool's arguments, and is answered in the native result shape.
     """
-    fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
+    fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format, native)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
             jobs[i].result = _call(jobs[i], timeout)
@@ -542,10 +617,11 @@ async def adispatch(
     allow_parallel: bool = False,
     format: str | None = None,
     timeout: float | None = None,
+    native: Native | None = None,
 ) -> list[Any]:
     """Async :func:`dispatch`: async executors run as tasks, sync ones in worker threads
     (as many as may run at once)."""
-    fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format)
+    fmt, jobs, runnable = _prepare(tools, calls, max_concurrency, allow_parallel, format, native)
     if _in_order(runnable, jobs, max_concurrency):
         for i in runnable:
             jobs[i].result = await _acall(jobs[i], timeout)

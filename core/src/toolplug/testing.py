@@ -50,13 +50,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from toolplug.context import Tool, ToolContext
 from toolplug.definition import ToolDefinition
-from toolplug.formats import FormatRegistry, default_formats
+from toolplug.formats import FormatRegistry, NativeForm, default_formats
 from toolplug.model import Observation, ToolCall
 from toolplug.names import provider_name
 from toolplug.plugins import PluginReport, plugin_manager, register_plugin
@@ -204,14 +204,43 @@ def validate_tool_exports(
                         raise AssertionError(
                             f"{tool.name}: the {fmt.title} export {options or ''} is refused: {exc}"
                         ) from exc
+    _check_native_exports(tool, toolset, formats)
     for prop, sub in tool.input_schema().get("properties", {}).items():
         assert sub.get("description"), f"{tool.name}: parameter '{prop}' has no description"
 
 
-def validate_observation_exports(
-    observation: Observation, call_id: str = "call_1", formats: FormatRegistry | None = None
+def _check_native_exports(
+    tool: ToolDefinition[Any, Any], toolset: Toolset, formats: FormatRegistry
 ) -> None:
-    """Check an observation's tool result in every format against the providers' types."""
+    """Each native form's declaration against its SDK type, and in place of the
+    function declaration in a native export."""
+    for name, form in tool.native_forms.items():
+        if name not in formats:
+            continue  # a form for a format this host does not load
+        declared = form.declare(tool)
+        try:
+            form.check_tool(declared)
+        except ImportError:
+            raise
+        except Exception as exc:
+            raise AssertionError(
+                f"{tool.name}: the {name} native declaration is refused: {exc}"
+            ) from exc
+        exported = toolset.export(name, native=True, check="off")
+        assert declared in exported, f"{tool.name}: the {name} native export leaves out {form!r}"
+        assert len(exported) == 1, (
+            f"{tool.name}: the {name} native export holds more than the native form: {exported}"
+        )
+
+
+def validate_observation_exports(
+    observation: Observation,
+    call_id: str = "call_1",
+    formats: FormatRegistry | None = None,
+    native_forms: Iterable[NativeForm] = (),
+) -> None:
+    """Check an observation's tool result in every format against the providers' types,
+    and as each of ``native_forms`` renders it (a tool's :attr:`native_forms` values)."""
     formats = formats if formats is not None else default_formats()
     for fmt in formats.values():
         result = fmt.render_result(ToolCall(call_id, "a_tool"), observation)
@@ -221,6 +250,19 @@ def validate_observation_exports(
             raise
         except Exception as exc:
             raise AssertionError(f"the {fmt.title} result is refused: {exc}") from exc
+    for form in native_forms:
+        if form.format not in formats:
+            continue
+        fmt = formats[form.format]
+        call = ToolCall(call_id, form.call_name)
+        try:
+            form.check_result(form.render_result(call, observation, fmt), observation, fmt)
+        except ImportError:
+            raise
+        except Exception as exc:
+            raise AssertionError(
+                f"the {fmt.title} native result of {form!r} is refused: {exc}"
+            ) from exc
 
 
 def _strings_in(value: Any) -> Iterator[str]:
@@ -406,10 +448,14 @@ class ToolConformance:
         )
         return observation
 
-    def _check_error(self, observation: Observation, arguments: Any) -> None:
+    def _check_error(
+        self, observation: Observation, arguments: Any, tool: ToolDefinition[Any, Any]
+    ) -> None:
         assert observation.is_error, f"{arguments!r} was accepted: {observation.text}"
         assert observation.text.strip(), "an error observation must say what went wrong"
-        validate_observation_exports(observation, formats=self._formats())
+        validate_observation_exports(
+            observation, formats=self._formats(), native_forms=tool.native_forms.values()
+        )
         check_structured_content(observation)
 
     def test_registers_its_tool(self, tmp_path: Path) -> None:
@@ -442,7 +488,9 @@ class ToolConformance:
         with self._tool(tmp_path) as tool:
             observation = self._call(tool, dict(self.valid_arguments or {}))
             assert not observation.is_error, observation.text
-            validate_observation_exports(observation, formats=self._formats())
+            validate_observation_exports(
+                observation, formats=self._formats(), native_forms=tool.native_forms.values()
+            )
             check_structured_content(observation, tool.output_schema())
 
     def test_bad_arguments_give_error_observation(self, tmp_path: Path) -> None:
@@ -451,7 +499,7 @@ class ToolConformance:
                 observation = self._call(tool, bad)
                 if bad == {"__no_such_field__": {"x": [1]}} and not observation.is_error:
                     continue  # a tool without required fields may run with the key dropped
-                self._check_error(observation, bad)
+                self._check_error(observation, bad, tool)
 
     def test_a_missing_required_field_is_named(self, tmp_path: Path) -> None:
         if self.valid_arguments is None:
@@ -467,7 +515,7 @@ class ToolConformance:
             for field in required:
                 arguments = {k: v for k, v in (self.valid_arguments or {}).items() if k != field}
                 observation = self._call(tool, arguments)
-                self._check_error(observation, arguments)
+                self._check_error(observation, arguments, tool)
                 assert field in observation.text, (
                     f"the error for a call without '{field}' does not name it: {observation.text}"
                 )
@@ -480,7 +528,7 @@ class ToolConformance:
             )
         with self._tool(tmp_path) as tool:
             arguments = dict(self.failing_call or {})
-            self._check_error(self._call(tool, arguments), arguments)
+            self._check_error(self._call(tool, arguments), arguments, tool)
 
     def test_close_is_safe(self, tmp_path: Path) -> None:
         tools = self._tools(self._workspace(tmp_path))

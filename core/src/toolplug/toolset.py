@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from toolplug.compose import ComposedOptions, ComposedResult
     from toolplug.deferral import Deferral, Deferred, Search
     from toolplug.dispatch import DispatchOptions
+    from toolplug.formats.forms import Native, NativeTools
     from toolplug.limits import Check
     from toolplug.names import NameMap
 
@@ -119,6 +120,9 @@ class Toolset(Mapping[str, AnyTool]):
         self._update_lock = threading.Lock()
         # The plugin tool or factory each tool of load() came from (see factories()).
         self._factories: dict[str, str] = {}
+        # Per format, the tools the last export declared in their native form (the
+        # calls dispatch then reads natively; see native_exports()).
+        self._native: dict[str, frozenset[str]] = {}
         #: The tools this toolset defers, and those revealed so far (see :meth:`defer`).
         self.deferral: Deferred | None = None
         #: What :meth:`load` left out and why (a tool name two plugins registered).
@@ -409,7 +413,9 @@ class Toolset(Mapping[str, AnyTool]):
 
         return name_map(self)
 
-    def export(self, format: str, *, check: Check = "warn", **options: Any) -> list[dict[str, Any]]:
+    def export(
+        self, format: str, *, check: Check = "warn", native: Native = False, **options: Any
+    ) -> list[dict[str, Any]]:
         """Every tool declared for one provider format, as its request takes them.
 
         ``format`` is a registered format's name (:attr:`formats`): ``openai``,
@@ -428,22 +434,81 @@ class Toolset(Mapping[str, AnyTool]):
         default) warns with a :class:`~toolplug.LimitWarning` naming each tool
         and rule, ``"error"`` raises :class:`~toolplug.LimitError`, ``"off"``
         skips the check.
+
+        ``native`` (``True``, or the names of some tools) declares each chosen tool that
+        has a native form for ``format`` in that form (Anthropic's
+        ``text_editor_20250728``, say) instead of as a function; see
+        :mod:`toolplug.formats.forms`. Native declarations come first, in the toolset's
+        order, then the function declarations. The toolset remembers, per format, which
+        tools its last export declared natively: :meth:`dispatch` reads their calls so.
+        A deferred native tool carries ``"defer_loading": true`` where the provider
+        searches tools itself, and is left out until revealed elsewhere. Two tools whose
+        native forms take one name, or a native name that another tool's function
+        declaration has, raise :class:`ToolError`.
         """
+        from toolplug.formats.forms import native_tools
+
         fmt = self.formats[format]
         names = self.provider_names()
+        tools = list(self.values())
+        chosen = native_tools(tools, native, formats=(format,)).get(format, {})
+        natives = {tool.name: form for tool, form in chosen.values()}
         named = [
             (names.external(tool.name) if fmt.maps_names else tool.name, tool)
-            for tool in self.values()
+            for tool in tools
+            if tool.name not in natives
         ]
+        taken = {form.call_name for form in natives.values()} & {name for name, _ in named}
+        if taken:
+            raise ToolError(
+                f"the {format} native name(s) {', '.join(sorted(taken))} are also the names of "
+                "tools exported as functions; export those tools natively too, or not at all"
+            )
         if self.deferral is None:
             exported = fmt.export_tools(named, **options)
         else:
             exported = self.deferral.export(fmt, named, **options)
+        if natives:
+            exported = self._native_declarations(fmt, tools, natives, **options) + exported
+        # Replaced whole, never changed in place: dispatch may be reading it.
+        self._native = {**self._native, format: frozenset(natives)}
         if check != "off":
             from toolplug.limits import enforce
 
             enforce(format, exported, check, **options)
         return exported
+
+    def _native_declarations(
+        self, fmt: Any, tools: list[AnyTool], natives: Mapping[str, Any], **options: Any
+    ) -> list[dict[str, Any]]:
+        """The native declarations of an export, in the toolset's order, deferral kept."""
+        deferred = set(self.deferral.deferred()) if self.deferral is not None else set()
+        revealed = self.deferral.revealed if self.deferral is not None else frozenset()
+        declared = []
+        for tool in tools:
+            form = natives.get(tool.name)
+            if form is None:
+                continue
+            declaration = form.declare(tool, **options)
+            if tool.name in deferred:
+                if fmt.searches_tools:
+                    declaration["defer_loading"] = True
+                elif tool.name not in revealed:
+                    continue  # found with search_tools, then exported
+            declared.append(declaration)
+        return declared
+
+    def native_exports(self) -> NativeTools:
+        """Per format, the calls read natively: the call name -> (tool, form) of each
+        tool the last :meth:`export` in that format declared in its native form."""
+        from toolplug.formats.forms import native_tools
+
+        found: NativeTools = {}
+        for format, chosen in self._native.items():
+            if chosen:
+                tools = [t for t in self.values() if t.name in chosen]
+                found.update(native_tools(tools, True, formats=(format,)))
+        return found
 
     def to_openai_tools(
         self, strict: bool = False, *, security_risk: bool = False
@@ -452,14 +517,18 @@ class Toolset(Mapping[str, AnyTool]):
         return self.export("openai", strict=strict, security_risk=security_risk)
 
     def to_responses_tools(
-        self, strict: bool = False, *, security_risk: bool = False
+        self, strict: bool = False, *, security_risk: bool = False, native: Native = False
     ) -> list[dict[str, Any]]:
-        """``export("responses")``: every tool for the OpenAI Responses API."""
-        return self.export("responses", strict=strict, security_risk=security_risk)
+        """``export("responses")``: every tool for the OpenAI Responses API (``native``:
+        as for :meth:`export`)."""
+        return self.export("responses", strict=strict, security_risk=security_risk, native=native)
 
-    def to_anthropic_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
-        """``export("anthropic")``: every tool for Anthropic Messages."""
-        return self.export("anthropic", security_risk=security_risk)
+    def to_anthropic_tools(
+        self, *, security_risk: bool = False, native: Native = False
+    ) -> list[dict[str, Any]]:
+        """``export("anthropic")``: every tool for Anthropic Messages (``native``: as for
+        :meth:`export`)."""
+        return self.export("anthropic", security_risk=security_risk, native=native)
 
     def to_gemini_tools(self, *, security_risk: bool = False) -> list[dict[str, Any]]:
         """``export("gemini")``: one Gemini ``Tool`` with every function declaration."""
@@ -534,7 +603,11 @@ class Toolset(Mapping[str, AnyTool]):
     # -- dispatch and compose (see toolplug.dispatch and toolplug.compose) -------------
 
     def dispatch(self, calls: Any, **options: Unpack[DispatchOptions]) -> list[Any]:
-        """Run a batch of provider tool calls; results come back in the same shape."""
+        """Run a batch of provider tool calls; results come back in the same shape.
+
+        Calls to tools the last export declared natively (``export(format,
+        native=True)``) are read and answered in their native form, unless
+        ``native=`` says otherwise (see :func:`toolplug.dispatch.dispatch`)."""
         from toolplug.dispatch import dispatch
 
         return dispatch(self, calls, **options)

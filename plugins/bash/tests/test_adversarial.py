@@ -656,3 +656,51 @@ def _in_an_ignoring_host(tmp_path: Path, params: dict[str, Any], key: str) -> li
     assert done.returncode == 0, done.stderr
     result: list[Any] = json.loads(done.stdout)
     return result
+
+
+# -- the native form (Anthropic's bash_20250124) ----------------------------------------
+
+
+def _native_call(toolset: Any, data: Any) -> dict[str, Any]:
+    [result] = toolset.dispatch(
+        [{"type": "tool_use", "id": "toolu_1", "name": "bash", "input": data}]
+    )
+    return result
+
+
+def test_native_restart_ends_a_command_still_running(make_bash: MakeBash, tmp_path: Path) -> None:
+    from conftest import alive
+    from toolplug import Toolset
+    from toolplug.testing import wait_until
+
+    with Toolset([make_bash(tmp_path, timeout=1, no_output_timeout=1)]) as toolset:
+        toolset.export("anthropic", native=True)
+        started = _native_call(toolset, {"command": "sleep 1000 & echo pid=$!; wait"})
+        text = started["content"][0]["text"]
+        pid = int(text.split("pid=")[1].split()[0])
+        assert alive(pid)
+        restarted = _native_call(toolset, {"restart": True})
+        assert "is_error" not in restarted
+        wait_until(lambda: not alive(pid), what="the sleep to end with the old session")
+        assert "fresh" in _native_call(toolset, {"command": "echo fresh"})["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"command": None},
+        {"restart": None},
+        {"restart": 1},
+        {"command": ["echo", "x"]},
+        {"command": "x" * 200_000, "restart": "true"},
+        "not an object",
+    ],
+)
+def test_hostile_native_input_is_an_error_result(make_bash: MakeBash, data: Any) -> None:
+    from toolplug import Toolset
+
+    with Toolset([make_bash()]) as toolset:
+        toolset.export("anthropic", native=True)
+        result = _native_call(toolset, data)
+    assert result["is_error"] is True
+    assert 0 < len(result["content"][0]["text"]) < 5000

@@ -808,3 +808,215 @@ def test_the_definition_names_no_workspace(tmp_path: Path) -> None:
     finally:
         first.close()
         second.close()
+
+
+# -- the memory tool: confined to its folder -----------------------------------------
+
+
+def _memory(workspace: Path, **params: Any) -> Any:
+    import toolplug_file_editor.memory_plugin
+    from toolplug import Tool, ToolContext
+    from toolplug.testing import registry_from
+
+    registry = registry_from(toolplug_file_editor.memory_plugin)
+    [tool] = registry.resolve(Tool("memory", params), ToolContext(workspace=workspace))
+    return tool
+
+
+_NOT_MEMORY_PATHS = [
+    "/etc/passwd",
+    "memories/x.md",
+    "/memoriesx/a.md",
+    "/memories/../x.md",
+    "/memories/a/../../x.md",
+    "/memories//x.md",
+    "/memories/./x.md",
+    "~/x.md",
+    "../x.md",
+    "",
+    "/memories/a\x00b",
+]
+
+
+@pytest.mark.parametrize("path", _NOT_MEMORY_PATHS)
+def test_memory_paths_outside_memories_are_refused(tmp_path: Path, path: str) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    tool = _memory(workspace)
+    calls = [
+        {"command": "view", "path": path},
+        {"command": "create", "path": path, "file_text": "x"},
+        {"command": "str_replace", "path": path, "old_str": "a", "new_str": "b"},
+        {"command": "insert", "path": path, "insert_line": 0, "insert_text": "x"},
+        {"command": "delete", "path": path},
+        {"command": "rename", "old_path": path, "new_path": "/memories/y.md"},
+        {"command": "rename", "old_path": "/memories/ok.md", "new_path": path},
+    ]
+    try:
+        ok(tool.call({"command": "create", "path": "/memories/ok.md", "file_text": "a"}))
+        for arguments in calls:
+            text = error(tool.call(arguments))
+            assert str(workspace) not in text, text
+            assert "/memories" in text or "`path`" in text or "NUL" in text, text
+    finally:
+        tool.close()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["memories", "ok.md", "ws"]
+    assert (workspace / "memories" / "ok.md").read_text() == "a"
+
+
+def test_memory_follows_no_link(tmp_path: Path) -> None:
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    folder = workspace / "memories"
+    folder.mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.md").write_text("SECRET\n")
+    (folder / "inside.md").write_text("inside\n")
+    (folder / "out").symlink_to(outside)
+    (folder / "file_link.md").symlink_to(outside / "secret.md")
+    (folder / "in_link.md").symlink_to(folder / "inside.md")  # even one that stays inside
+    tool = _memory(workspace)
+    try:
+        for path in ("/memories/out/secret.md", "/memories/file_link.md", "/memories/in_link.md"):
+            for arguments in (
+                {"command": "view", "path": path},
+                {"command": "str_replace", "path": path, "old_str": "S", "new_str": "s"},
+                {"command": "insert", "path": path, "insert_line": 0, "insert_text": "x"},
+                {"command": "delete", "path": path},
+                {"command": "rename", "old_path": path, "new_path": "/memories/moved.md"},
+            ):
+                text = error(tool.call(arguments))
+                assert "SECRET" not in text and str(tmp_path) not in text, text
+                assert "follows no links" in text, text
+        for arguments in (
+            {"command": "view", "path": "/memories/out"},
+            {"command": "create", "path": "/memories/out/new.md", "file_text": "x"},
+            {"command": "rename", "old_path": "/memories/inside.md", "new_path": "/memories/out/x"},
+            {"command": "delete", "path": "/memories/out"},
+        ):
+            text = error(tool.call(arguments))
+            assert "follows no links" in text, text
+    finally:
+        tool.close()
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+    assert (outside / "secret.md").read_text() == "SECRET\n"
+    assert (folder / "inside.md").read_text() == "inside\n"
+    assert (folder / "out").is_symlink() and (folder / "file_link.md").is_symlink()
+
+
+def test_deleting_a_memory_folder_removes_links_in_it_not_their_targets(tmp_path: Path) -> None:
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    inner = workspace / "memories" / "project"
+    inner.mkdir(parents=True)
+    outside.mkdir()
+    (outside / "keep.md").write_text("keep\n")
+    (inner / "notes.md").write_text("n\n")
+    (inner / "link").symlink_to(outside)
+    tool = _memory(workspace)
+    try:
+        ok(tool.call({"command": "delete", "path": "/memories/project"}))
+    finally:
+        tool.close()
+    assert not inner.exists()
+    assert (outside / "keep.md").read_text() == "keep\n"
+
+
+def test_a_memory_folder_replaced_by_a_link_is_refused(tmp_path: Path) -> None:
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (outside / "secret.md").write_text("SECRET\n")
+    tool = _memory(workspace)
+    try:
+        ok(tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a"}))
+        shutil.rmtree(workspace / "memories")
+        (workspace / "memories").symlink_to(outside)
+        for arguments in (
+            {"command": "view", "path": "/memories/secret.md"},
+            {"command": "view", "path": "/memories"},
+            {"command": "create", "path": "/memories/b.md", "file_text": "b"},
+            {"command": "delete", "path": "/memories/secret.md"},
+        ):
+            text = error(tool.call(arguments))
+            assert "SECRET" not in text, text
+    finally:
+        tool.close()
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+
+
+def test_a_link_swapped_into_a_memory_path_never_leads_outside(tmp_path: Path) -> None:
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    folder = workspace / "memories" / "d"
+    folder.mkdir(parents=True)
+    outside.mkdir()
+    secret = outside / "f.md"
+    secret.write_text("SECRET needle\n")
+    evil, parked = workspace / "memories" / "evil", workspace / "memories" / "parked"
+    evil.symlink_to(outside)
+
+    def swap() -> None:  # d becomes a link to the outside folder, then the folder again
+        os.rename(folder, parked)
+        os.rename(evil, folder)
+        time.sleep(0.0002)
+        os.rename(folder, evil)
+        os.rename(parked, folder)
+        time.sleep(0.0002)
+
+    tool = _memory(workspace)
+    touched, succeeded = [], 0
+    try:
+        with racing(swap):
+            for number in rounds():
+                if number > 400:
+                    break
+                step = number % 4
+                if step == 0:
+                    arguments = {
+                        "command": "create",
+                        "path": "/memories/d/f.md",
+                        "file_text": "needle\n",
+                    }
+                elif step == 1:
+                    arguments = {"command": "view", "path": "/memories/d/f.md"}
+                elif step == 2:
+                    arguments = {
+                        "command": "str_replace",
+                        "path": "/memories/d/f.md",
+                        "old_str": "needle",
+                        "new_str": "pin",
+                    }
+                else:
+                    arguments = {"command": "delete", "path": "/memories/d/f.md"}
+                observation = tool.call(arguments)
+                succeeded += not observation.is_error
+                if "SECRET" in observation.text or sorted(os.listdir(outside)) != ["f.md"]:
+                    touched.append(number)
+                if secret.read_text() != "SECRET needle\n":
+                    touched.append(number)
+                    secret.write_text("SECRET needle\n")
+    finally:
+        tool.close()
+    with contextlib.suppress(OSError):
+        os.rename(parked, folder)
+    assert touched == [], "rounds that read or changed the outside folder"
+    assert succeeded > 0, "no call got through the race, so it proved nothing"
+
+
+def test_the_rename_move_itself_never_overwrites(tmp_path: Path) -> None:
+    """The check that the destination is missing can be raced (another process makes it
+    just after), so the move itself must refuse to replace it: here it exists already
+    when the move runs, as it would after a lost race."""
+    from toolplug_file_editor.memory_executor import _move
+    from toolplug_file_editor.safeopen import reach
+
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    (folder / "a.md").write_text("ours")
+    (folder / "c.md").write_text("theirs")
+    with reach(folder / "a.md", "/memories/a.md", folder) as source:
+        info = source.lstat()
+        assert info is not None
+        target = reach(folder / "c.md", "/memories/c.md", folder)
+        with target, pytest.raises(Exception, match="already exists"):
+            _move(source, target, info)
+    assert (folder / "c.md").read_text() == "theirs"
+    assert (folder / "a.md").read_text() == "ours"

@@ -18,6 +18,10 @@ toolplug   :class:`~toolplug.ToolCall` in, ``(call, observation)`` pairs out
 They register through the ``register_formats`` hook, as a plugin's formats do;
 ``Toolset.export``, dispatch, ``toolplug tools --format`` and the conformance suite all
 read them from a :class:`FormatRegistry`. :func:`default_formats` is the core's alone.
+
+A tool may also have a :class:`NativeForm` per format: the provider's own trained
+declaration (Anthropic's ``bash_20250124``), exported with ``Toolset.export(format,
+native=True)`` and read back by dispatch (see :mod:`toolplug.formats.forms`).
 """
 
 from __future__ import annotations
@@ -27,17 +31,20 @@ from typing import Any
 
 from toolplug.errors import FormatError
 from toolplug.formats.base import NO_OUTPUT, SKIP, NotACall, ToolFormat, plain, result_text
+from toolplug.formats.forms import NativeForm, native_tools
 from toolplug.formats.registry import FormatRegistry
 
 __all__ = [
     "NO_OUTPUT",
     "SKIP",
     "FormatRegistry",
+    "NativeForm",
     "NotACall",
     "ToolFormat",
     "default_formats",
     "export_tool",
     "fill_formats",
+    "native_tools",
     "plain",
     "render",
     "result_text",

@@ -4,14 +4,17 @@ of calls in whichever of them it came."""
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from toolplug._text import cut
 from toolplug.errors import DispatchError, FormatError
 from toolplug.formats.base import NotACall, ToolFormat, plain
 from toolplug.formats.native import ToolplugFormat
 from toolplug.model import ToolCall
+
+if TYPE_CHECKING:
+    from toolplug.formats.forms import NativeForm
 
 #: How ToolCall items are read when no registered format is named "toolplug".
 _NATIVE = ToolplugFormat()
@@ -133,7 +136,11 @@ class FormatRegistry(Mapping[str, ToolFormat]):
         return [calls]
 
     def _read(
-        self, item: Any, index: int, likely: ToolFormat | None = None
+        self,
+        item: Any,
+        index: int,
+        likely: ToolFormat | None = None,
+        claims: Sequence[NativeForm] = (),
     ) -> tuple[ToolFormat, ToolCall] | None:
         item = _plain(item)
         if isinstance(item, ToolCall):
@@ -142,6 +149,10 @@ class FormatRegistry(Mapping[str, ToolFormat]):
             raise DispatchError(
                 f"item {index} of the calls is {type(item).__name__}, not a tool call"
             )
+        for form in claims:  # native call items (Responses' shell_call) come first
+            claimed = self._claim(form, item, index)
+            if claimed is not None:
+                return claimed
         skipped = False
         # The format of the batch so far first: the rest of a batch is in it too.
         order = self._detection if likely is None else [likely, *self._detection]
@@ -175,6 +186,34 @@ class FormatRegistry(Mapping[str, ToolFormat]):
             return None  # text, thinking, reasoning...: not a call to run
         raise DispatchError(f"item {index} is not a tool call of any known format: {_shown(item)}")
 
+    def _claim(
+        self, form: NativeForm, item: dict[str, Any], index: int
+    ) -> tuple[ToolFormat, ToolCall] | None:
+        """``item`` as ``form``'s native call, if it is one (see :meth:`NativeForm.read_call`)."""
+        fmt = self._formats.get(form.format)
+        if fmt is None:
+            return None  # a form for a format this registry does not know
+        try:
+            call = form.read_call(item, index)
+        except KeyError as exc:
+            missing = _shown(exc.args[0]) if exc.args else "field"
+            raise DispatchError(
+                f"tool call {index} ({fmt.title} {form.call_name}) has no {missing}: {_shown(item)}"
+            ) from None
+        except Exception as exc:
+            raise DispatchError(
+                f"tool call {index} is malformed for {fmt.title or fmt.name} "
+                f"{form.call_name}: {_problem(exc)}: {_shown(item)}"
+            ) from None
+        if call is None:
+            return None
+        if not isinstance(call, ToolCall) or call.name != form.call_name:
+            raise DispatchError(
+                f"the native form {form!r} read item {index} as {call!r}, not a ToolCall "
+                f"named {form.call_name!r} (a bug in the form)"
+            )
+        return fmt, call
+
     def revealed(self, calls: Any) -> list[str]:
         """The tool names (as exported) that server-side tool search results among
         ``calls`` load (Anthropic's ``tool_reference`` blocks, OpenAI Responses'
@@ -193,13 +232,15 @@ class FormatRegistry(Mapping[str, ToolFormat]):
         return names
 
     def parse_calls(
-        self, calls: Any, format: str | None = None
+        self, calls: Any, format: str | None = None, *, claims: Sequence[NativeForm] = ()
     ) -> tuple[ToolFormat, list[ToolCall]]:
         """Read a batch of calls in any registered format: the format and the calls.
 
         Accepts a list of calls (dicts or SDK objects) or a whole message, response or
         request as its format unwraps it; items that are not calls (text, reasoning) are
-        skipped. :class:`~toolplug.ToolCall` items fit every format. Raises
+        skipped. :class:`~toolplug.ToolCall` items fit every format. ``claims`` are
+        native forms (:mod:`toolplug.formats.forms`) that read their provider's typed
+        call items before the formats do; such a call is in its form's format. Raises
         :class:`~toolplug.DispatchError` on a shape no format reads, on calls of two
         formats, or on calls that do not match ``format``.
         """
@@ -212,7 +253,7 @@ class FormatRegistry(Mapping[str, ToolFormat]):
         found: ToolFormat | None = None
         out: list[ToolCall] = []
         for index, item in enumerate(self._items(calls)):
-            read = self._read(item, index, found)
+            read = self._read(item, index, found, claims)
             if read is None:
                 continue
             fmt, call = read

@@ -13,6 +13,7 @@ from pydantic import Field
 from toolplug import ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_bash import sandbox as sandboxing
+from toolplug_bash.anthropic_form import BashForm
 from toolplug_bash.background import ProcessTable
 from toolplug_bash.background_tools import BashOutputExecutor, BashStopExecutor, notifier
 from toolplug_bash.executor import BashConfig, BashExecutor
@@ -245,6 +246,7 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             observation_type=BashObservation,
             executor=executor,
             annotations=ANNOTATIONS,
+            native_forms={"anthropic": BashForm()},  # Claude's bash_20250124
         )
         if executor.processes is None:
             return [tool]

@@ -67,6 +67,9 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
     pipe or a device, so none waits on one while holding the lock.
     """
 
+    #: Whether edit results point the model at ``undo_edit`` (a tool without it says no).
+    offers_undo = True
+
     def __init__(self, workspace: Path, settings: Settings, shared: Shared | None = None) -> None:
         self.workspace = Path(os.path.realpath(workspace))
         self._root = Root(self.workspace)
@@ -388,7 +391,7 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
             f"{verb} {action.path}. The lines around the change, numbered as `view` shows "
             f"them:\n{snippet}\n\nThe change:\n{safe_text(diff)}"
         )
-        if action.command != "undo_edit":
+        if action.command != "undo_edit" and self.offers_undo:
             message += "\n\nCheck it is what you meant; `undo_edit` reverts it."
         return self._result(action, real, message, diff=diff)
 
@@ -443,7 +446,9 @@ class FileEditorExecutor(ToolExecutor[FileEditorAction, Observation]):
         info = place.lstat()
         if info is None:
             raise EditorError(
-                paths.missing_path_message(place.raw, place.path, self.workspace, place.names())
+                paths.missing_path_message(
+                    place.raw, place.path, self.workspace, place.names(), self._shown
+                )
             )
         return info
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from toolplug import printable
@@ -79,12 +80,20 @@ def display(path: Path, workspace: Path) -> str:
     return printable(str(relative)) if str(relative) != "." else "."
 
 
-def missing_path_message(raw: str, real: Path, workspace: Path, names: list[str]) -> str:
-    """The error for a path that does not exist, with near ``names`` from its folder."""
+def missing_path_message(
+    raw: str,
+    real: Path,
+    workspace: Path,
+    names: list[str],
+    show: Callable[[Path], str] | None = None,
+) -> str:
+    """The error for a path that does not exist, with near ``names`` from its folder
+    (each named by ``show``, default :func:`display`)."""
     message = f"{raw} does not exist."
     visible = [name for name in names if not name.startswith(".")]
     close = difflib.get_close_matches(real.name, visible, n=3, cutoff=0.6)
     if close:
-        shown = [display(real.parent / name, workspace) for name in close]
+        name_of = show or (lambda path: display(path, workspace))
+        shown = [name_of(real.parent / name) for name in close]
         message += f" Did you mean: {', '.join(shown)}?"
     return message + " To make a new file, use the `create` command."

@@ -258,10 +258,13 @@ def _real_path_of(fd: int, path: str) -> str:
         return os.path.realpath(path)
 
 
-def reach_plain(root: Root, names: list[str], raw: str) -> Place | None:
+def reach_plain(
+    root: Root, names: list[str], raw: str, relative: str | None = None
+) -> Place | None:
     """:func:`reach` for a plain relative path (:func:`paths.plain_names`), not resolved
     first; ``None`` when the walk meets anything but folders and a last name that is not a
     link (a link, a missing folder, an error), and the caller resolves and walks instead.
+    ``relative`` is the path under the root when ``raw`` (shown in messages) is not it.
     """
     fd = root.open()
     if fd is None:
@@ -282,7 +285,7 @@ def reach_plain(root: Root, names: list[str], raw: str) -> Place | None:
     if info is not None and stat.S_ISLNK(info.st_mode):
         os.close(fd)
         return None
-    return Place(root.prefix + raw, raw, fd, names[-1], info)
+    return Place(root.prefix + (raw if relative is None else relative), raw, fd, names[-1], info)
 
 
 def _enter(fd: int, step: str, folder: Path, raw: str, made: list[Path] | None) -> int:

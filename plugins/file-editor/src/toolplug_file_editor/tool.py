@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field
 from toolplug import Observation, ToolAnnotations, ToolContext, ToolDefinition
 
+from toolplug_file_editor.anthropic_form import TextEditorForm
 from toolplug_file_editor.executor import FileEditorExecutor, Settings
 from toolplug_file_editor.session import shared_for
 from toolplug_file_editor.types import FileEditorAction, FileEditorObservation, describe
@@ -76,5 +77,7 @@ class FileEditorTool(ToolDefinition[FileEditorAction, Observation]):
                 idempotentHint=False,
                 openWorldHint=False,
             ),
+            # Claude's own editor shape, for Toolset.export("anthropic", native=True).
+            native_forms={"anthropic": TextEditorForm(settings.max_view_chars)},
         )
         return [tool]
