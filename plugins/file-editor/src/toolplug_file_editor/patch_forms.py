@@ -165,27 +165,21 @@ def _diff_error(kind: str, path: str, message: str) -> str:
 
 
 #: The Codex patch envelope as a Lark grammar, for the freeform tool: the model's whole
-#: input is held to it while it writes. The tool reads the same text more leniently
-#: (padded markers, a heredoc), so all that this grammar allows, it applies.
+#: input is held to it while it writes. It is the canonical form (an ``@@`` line opens
+#: every hunk, no padded markers); the tool reads that and the looser forms Codex
+#: accepts, so a patch the grammar lets through is never refused for its shape.
 PATCH_GRAMMAR = r"""
-start: begin_patch hunk+ end_patch
-begin_patch: "*** Begin Patch" LF
-end_patch: "*** End Patch" LF?
+start: "*** Begin Patch" LF section+ "*** End Patch" LF?
+section: added | deleted | updated
+added: "*** Add File: " PATH LF ("+" TEXT? LF)*
+deleted: "*** Delete File: " PATH LF
+updated: "*** Update File: " PATH LF (moved hunk* | hunk+)
+moved: "*** Move to: " PATH LF
+hunk: "@@" (" " TEXT)? LF hunk_line+ ("*** End of File" LF)?
+hunk_line: (" " | "-" | "+") TEXT? LF
 
-hunk: add_hunk | delete_hunk | update_hunk
-add_hunk: "*** Add File: " filename LF add_line+
-delete_hunk: "*** Delete File: " filename LF
-update_hunk: "*** Update File: " filename LF change_move? change?
-
-filename: /(.+)/
-add_line: "+" /(.*)/ LF -> line
-
-change_move: "*** Move to: " filename LF
-change: (change_context | change_line)+ eof_line?
-change_context: ("@@" | "@@ " /(.+)/) LF
-change_line: ("+" | "-" | " ") /(.*)/ LF
-eof_line: "*** End of File" LF
-
+PATH: /[^\n]+/
+TEXT: /[^\n]+/
 %import common.LF
 """.strip()
 
