@@ -16,6 +16,7 @@ from toolplug_bash import sandbox as sandboxing
 from toolplug_bash.background import ProcessTable
 from toolplug_bash.background_tools import BashOutputExecutor, BashStopExecutor, notifier
 from toolplug_bash.executor import BashConfig, BashExecutor
+from toolplug_bash.responses_form import ShellForm
 from toolplug_bash.types import (
     DESCRIPTION,
     OUTPUT_DESCRIPTION,
@@ -245,6 +246,7 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             observation_type=BashObservation,
             executor=executor,
             annotations=ANNOTATIONS,
+            native_forms={"responses": ShellForm(executor)},
         )
         if executor.processes is None:
             return [tool]
