@@ -113,9 +113,11 @@ def test_the_last_status_and_stderr_text(shell: Toolset) -> None:
     found = entry(result)
     assert found["outcome"] == {"type": "exit", "exit_code": 1}
     # the session is a terminal: both streams come back in order, in stdout
-    assert found["stdout"].split() == ["out", "err"]
-    [result] = shell.dispatch([shell_call("(exit 7)", call_id="c2")])
-    assert entry(result)["outcome"] == {"type": "exit", "exit_code": 7}
+    assert found["stdout"].split() == ["out", "err"] and found["stderr"] == ""
+    [result] = shell.dispatch([shell_call("echo '[1] looks like a note'; (exit 7)", call_id="c2")])
+    found = entry(result)
+    assert found["outcome"] == {"type": "exit", "exit_code": 7}
+    assert found["stdout"] == "[1] looks like a note\n" and found["stderr"] == ""
 
 
 def test_the_guard_judges_every_command(shell: Toolset, guard: Guard, tmp_path: Path) -> None:

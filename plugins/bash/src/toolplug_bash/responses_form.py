@@ -172,13 +172,17 @@ def _printed(text: str) -> str:
 
 
 def _notes(observation: BashObservation) -> str:
-    """The tool's notes for the model that are not the output itself: where the whole
-    output was saved when it was cut, a shell that exited, a redirected terminal."""
-    lines = []
-    for line in observation.text.splitlines():
-        if line.startswith("[") and not line.startswith(("[Exit code", "[The command is still")):
-            lines.append(line)
-    return "\n".join(lines)
+    """The tool's notes around the output in its text (where the whole output was
+    saved when it was cut, a shell that exited, a fresh session), without the output
+    itself and the status line, which the entry's fields carry."""
+    text, shown = observation.text, observation.output.rstrip("\n")
+    at = text.find(shown) if shown else -1
+    rest = text if at < 0 else text[:at] + text[at + len(shown) :]
+    status = ("[Exit code ", "[The command is still running")
+    lines = rest.splitlines()
+    return "\n".join(
+        x for x in lines if x.strip() and x != "(no output)" and not x.startswith(status)
+    )
 
 
 def _limit_of(call: ToolCall) -> int | None:
