@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import toolplug_bash
+from conftest import MakeBash, both_modes
 from openai.types.responses import ResponseFunctionShellToolCall
 from openai.types.responses.response_function_shell_tool_call import Action
 from openai.types.responses.response_input_item_param import ShellCallOutput
@@ -199,3 +200,24 @@ def test_bad_actions_are_answered_without_running(
     found = entry(shell.dispatch([item])[0])
     assert expected in found["stderr"] and found["outcome"]["exit_code"] == 1
     assert guard.seen == []
+
+
+@both_modes
+def test_round_trip_in_each_sandbox_mode(make_bash: MakeBash, tmp_path: Path) -> None:
+    """The native form is attached however the session is confined."""
+    with Toolset([make_bash()]) as tools:
+        assert tools.export("responses", native=True) == [SHELL]
+        [result] = tools.dispatch([shell_call("echo hi > out.txt", "cat out.txt")])
+    assert entry(result) == {
+        "stdout": "hi\n",
+        "stderr": "",
+        "outcome": {"type": "exit", "exit_code": 0},
+    }
+    assert (tmp_path / "out.txt").read_text() == "hi\n"
+
+
+async def test_async_dispatch(shell: Toolset) -> None:
+    [result] = await shell.adispatch([shell_call("echo async", timeout_ms=300)])
+    assert entry(result)["stdout"] == "async\n"
+    [result] = await shell.adispatch([shell_call("sleep 20", timeout_ms=300, call_id="c2")])
+    assert entry(result)["outcome"] == {"type": "timeout"}

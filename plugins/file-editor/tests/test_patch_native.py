@@ -215,3 +215,39 @@ def test_calls_in_a_plain_mapping_with_native_true(workspace: Path) -> None:
         [result] = tools.dispatch([call(create)], native=True)
     assert valid(result)["status"] == "completed"
     assert (workspace / "n.txt").read_text() == "n\n"
+
+
+def test_native_patch_beside_file_editor_functions_and_undo(workspace: Path) -> None:
+    """apply_patch native and file_editor as a function in one export: each call goes
+    its own way, and the editor's undo_edit reverts what the native call did."""
+    (workspace / "a.txt").write_text("one\n")
+    registry = registry_from(toolplug_file_editor)
+    context = ToolContext(workspace=workspace)
+    tools = [*registry.resolve(Tool("file_editor"), context)]
+    tools += registry.resolve(Tool("apply_patch"), context)
+    with Toolset(tools) as toolset:
+        exported = toolset.export("responses", native=True)
+        assert exported[0] == {"type": "apply_patch"}
+        assert [e.get("name") for e in exported[1:]] == ["file_editor"]
+        update = OperationUpdateFile(type="update_file", path="a.txt", diff="@@\n-one\n+two\n")
+        undo = {
+            "type": "function_call",
+            "call_id": "c2",
+            "name": "file_editor",
+            "arguments": '{"command": "undo_edit", "path": "a.txt"}',
+        }
+        [patched] = toolset.dispatch([call(update)])
+        assert valid(patched)["status"] == "completed"
+        assert (workspace / "a.txt").read_text() == "two\n"
+        [undone] = toolset.dispatch([undo])
+        assert undone["type"] == "function_call_output" and "one" in undone["output"]
+    assert (workspace / "a.txt").read_text() == "one\n"
+
+
+async def test_async_dispatch(workspace: Path) -> None:
+    with load(workspace) as tools:
+        tools.export("responses", native=True)
+        create = OperationCreateFile(type="create_file", path="async.txt", diff="+a\n")
+        [result] = await tools.adispatch([call(create)])
+    assert valid(result)["status"] == "completed"
+    assert (workspace / "async.txt").read_text() == "a\n"
