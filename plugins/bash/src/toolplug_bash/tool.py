@@ -17,6 +17,7 @@ from toolplug_bash.anthropic_form import BashForm
 from toolplug_bash.background import ProcessTable
 from toolplug_bash.background_tools import BashOutputExecutor, BashStopExecutor, notifier
 from toolplug_bash.executor import BashConfig, BashExecutor
+from toolplug_bash.responses_form import ShellForm
 from toolplug_bash.types import (
     DESCRIPTION,
     OUTPUT_DESCRIPTION,
@@ -246,7 +247,10 @@ class BashTool(ToolDefinition[BashAction, BashObservation]):
             observation_type=BashObservation,
             executor=executor,
             annotations=ANNOTATIONS,
-            native_forms={"anthropic": BashForm()},  # Claude's bash_20250124
+            native_forms={
+                "anthropic": BashForm(),  # Claude's bash_20250124
+                "responses": ShellForm(executor),  # the Responses API's shell
+            },
         )
         if executor.processes is None:
             return [tool]

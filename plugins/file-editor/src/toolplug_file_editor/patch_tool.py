@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 from toolplug import Observation, ToolAnnotations, ToolContext, ToolDefinition
 
 from toolplug_file_editor.patch_executor import ApplyPatchExecutor, PatchSettings
+from toolplug_file_editor.patch_forms import FORMS
 from toolplug_file_editor.patch_types import (
     DESCRIPTION,
     ApplyPatchAction,
@@ -41,6 +42,14 @@ class ApplyPatchTool(ToolDefinition[ApplyPatchAction, Observation]):
                 "first editor (the history is shared with file_editor).",
             ),
         ] = DEFAULT_UNDO_DEPTH,
+        responses_form: Annotated[
+            Literal["apply_patch", "grammar"],
+            Field(
+                description="The OpenAI Responses native form (export native=True): the "
+                "typed apply_patch tool (GPT-5.1 and later), or a custom tool held to a "
+                "Lark grammar of the patch (GPT-5)."
+            ),
+        ] = "apply_patch",
     ) -> Sequence[ApplyPatchTool]:
         """Build the tool for one session, working in ``context.workspace``."""
         settings = PatchSettings(max_file_size, allow_outside_workspace)
@@ -58,5 +67,6 @@ class ApplyPatchTool(ToolDefinition[ApplyPatchAction, Observation]):
                 idempotentHint=False,
                 openWorldHint=False,
             ),
+            native_forms={"responses": FORMS[responses_form]()},
         )
         return [tool]
