@@ -75,5 +75,5 @@ def test_a_failing_command_reports_its_exit_code(native: Any) -> None:
 
 def test_other_formats_keep_the_function_form(make_bash: Any, tmp_path: Path) -> None:
     with Toolset([make_bash(tmp_path)]) as toolset:
-        assert toolset.export("responses", native=True)[0]["type"] == "function"
+        assert toolset.export("openai", native=True)[0]["type"] == "function"
         assert "input_schema" in toolset.export("anthropic")[0]
