@@ -228,3 +228,21 @@ async def until(check: Any, what: str, limit: float = 30.0) -> None:
     """:func:`~toolplug.testing.wait_until` for async tests: the event loop runs while
     it waits (in a thread)."""
     await asyncio.to_thread(wait_until, check, timeout=limit, what=what)
+
+
+def usage_error(args: list[str]) -> tuple[int, str]:
+    """Run ``toolplug ARGS`` in this process with click's runner, on the real ``toolplug``
+    command group; its exit status and stderr.
+
+    For the cases of a usage-error group beyond the one each group runs as a real
+    process (that one proves the process exits 2 with no traceback): an interpreter
+    start each is most of what those cases cost. An exception other than click's exit
+    is raised, as a traceback would have been printed.
+    """
+    from click.testing import CliRunner
+    from toolplug.cli import cli
+
+    result = CliRunner().invoke(cli, args)
+    if not isinstance(result.exception, SystemExit | None):
+        raise result.exception
+    return result.exit_code, result.stderr
