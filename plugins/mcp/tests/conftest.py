@@ -167,17 +167,29 @@ def is_alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
+def parents() -> dict[int, int]:
+    """Every process's parent, read from ``/proc`` (what ``ps -e -o pid=,ppid=`` prints,
+    without starting ``ps``: the check after every test would start hundreds)."""
+    found: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:  # it ended meanwhile
+            continue
+        # "PID (COMMAND) STATE PPID ...": the command may hold spaces and parentheses.
+        found[int(name)] = int(stat.rsplit(b")", 1)[1].split()[1])
+    return found
+
+
 def children_of(pid: int) -> set[int]:
     """Every live descendant of a process."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True)
-    parents: dict[int, int] = {}
-    for line in out.stdout.splitlines():
-        child, parent = (int(x) for x in line.split())
-        parents[child] = parent
+    parents_ = parents()
     found: set[int] = set()
     frontier = {pid}
     while frontier:
-        frontier = {c for c, p in parents.items() if p in frontier} - found
+        frontier = {c for c, p in parents_.items() if p in frontier} - found
         found |= frontier
     return {p for p in found if is_alive(p)}
 
