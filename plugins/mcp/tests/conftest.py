@@ -167,17 +167,29 @@ def is_alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
+def parents() -> dict[int, int]:
+    """Every process's parent, read from ``/proc`` (what ``ps -e -o pid=,ppid=`` prints,
+    without starting ``ps``: the check after every test would start hundreds)."""
+    found: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:  # it ended meanwhile
+            continue
+        # "PID (COMMAND) STATE PPID ...": the command may hold spaces and parentheses.
+        found[int(name)] = int(stat.rsplit(b")", 1)[1].split()[1])
+    return found
+
+
 def children_of(pid: int) -> set[int]:
     """Every live descendant of a process."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True)
-    parents: dict[int, int] = {}
-    for line in out.stdout.splitlines():
-        child, parent = (int(x) for x in line.split())
-        parents[child] = parent
+    parents_ = parents()
     found: set[int] = set()
     frontier = {pid}
     while frontier:
-        frontier = {c for c, p in parents.items() if p in frontier} - found
+        frontier = {c for c, p in parents_.items() if p in frontier} - found
         found |= frontier
     return {p for p in found if is_alive(p)}
 
@@ -228,3 +240,21 @@ async def until(check: Any, what: str, limit: float = 30.0) -> None:
     """:func:`~toolplug.testing.wait_until` for async tests: the event loop runs while
     it waits (in a thread)."""
     await asyncio.to_thread(wait_until, check, timeout=limit, what=what)
+
+
+def usage_error(args: list[str]) -> tuple[int, str]:
+    """Run ``toolplug ARGS`` in this process with click's runner, on the real ``toolplug``
+    command group; its exit status and stderr.
+
+    For the cases of a usage-error group beyond the one each group runs as a real
+    process (that one proves the process exits 2 with no traceback): an interpreter
+    start each is most of what those cases cost. An exception other than click's exit
+    is raised, as a traceback would have been printed.
+    """
+    from click.testing import CliRunner
+    from toolplug.cli import cli
+
+    result = CliRunner().invoke(cli, args)
+    if not isinstance(result.exception, SystemExit | None):
+        raise result.exception
+    return result.exit_code, result.stderr

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from conftest import (
     start_serve,
     stop,
     until,
+    usage_error,
 )
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
@@ -466,21 +467,37 @@ class RawSession:
         return self.http.delete(url, headers={**self.headers(), **headers})
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    proc, url = start_http(tmp_path, "--workspace", str(tmp_path), plugins=PLUGINS)
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workspace (and ``closed.txt``) of the module's shared :func:`server`."""
+    return tmp_path_factory.mktemp("served")
+
+
+@pytest.fixture(scope="module")
+def server(served: Path) -> Iterator[str]:
+    """One served toolplug for the tests that need no fresh server (each opens sessions
+    of its own; the idle timeout, 30 minutes, ends none of them while the module runs).
+    Its URL."""
+    proc, url = start_http(served, "--workspace", str(served), plugins=PLUGINS)
     try:
         yield url
     finally:
         stop(proc)
 
 
-def closes(tmp_path: Path) -> list[str]:
-    """The counters closed since the server started (not the one it read schemas from)."""
-    closed = tmp_path / "closed.txt"
-    lines = closed.read_text().splitlines() if closed.exists() else []
-    assert lines[:1] == ["closed at 0"], lines
-    return lines[1:]
+@pytest.fixture
+def closes(served: Path) -> Callable[[], list[str]]:
+    """The counters closed since this test began: the shared server's earlier closes
+    (and the one it read schemas from, ``closed at 0``, its first line) left out."""
+    closed = served / "closed.txt"
+
+    def lines() -> list[str]:
+        found = closed.read_text().splitlines() if closed.exists() else []
+        assert found[:1] == ["closed at 0"], found
+        return found
+
+    start = max(len(closed.read_text().splitlines()) if closed.exists() else 0, 1)
+    return lambda: lines()[start:]
 
 
 @pytest.mark.parametrize(
@@ -494,7 +511,12 @@ def closes(tmp_path: Path) -> list[str]:
     ],
 )
 def test_a_refused_delete_leaves_the_session_and_its_tools(
-    server: str, tmp_path: Path, held: Held, path: str | None, headers: dict[str, str], status: int
+    server: str,
+    closes: Callable[[], list[str]],
+    held: Held,
+    path: str | None,
+    headers: dict[str, str],
+    status: int,
 ) -> None:
     session = RawSession(server)
     assert session.call("counter", {"step": 5})["structuredContent"]["value"] == 5
@@ -502,10 +524,10 @@ def test_a_refused_delete_leaves_the_session_and_its_tools(
     assert session.delete(path, **headers).status_code == status
     # The MCP session is still valid, and its tools are the same ones, still open.
     assert session.call("counter", {"step": 1})["structuredContent"]["value"] == 6
-    assert held.alive() == held.pids and closes(tmp_path) == []
+    assert held.alive() == held.pids and closes() == []
     # The real end of the session closes them.
     assert session.delete().status_code == 200
-    wait_until(lambda: closes(tmp_path) == ["closed at 6"], what="the counter was closed")
+    wait_until(lambda: closes() == ["closed at 6"], what="the counter was closed")
     wait_until(lambda: not held.alive(), what="the spawned child is gone")
 
 
@@ -523,15 +545,15 @@ def test_a_delete_without_the_token_leaves_the_session(tmp_path: Path, held: Hel
     wait_until(lambda: not held.alive(), what="the spawned child is gone")
 
 
-def test_requests_after_the_end_of_a_session(server: str, tmp_path: Path) -> None:
+def test_requests_after_the_end_of_a_session(server: str, closes: Callable[[], list[str]]) -> None:
     session = RawSession(server)
     session.call("counter", {"step": 2})
     assert session.delete().status_code == 200
-    wait_until(lambda: closes(tmp_path) == ["closed at 2"], what="the counter was closed")
+    wait_until(lambda: closes() == ["closed at 2"], what="the counter was closed")
     # The ended session is gone for good: no call, no second end, no new tools.
     assert session.post("tools/call", {"name": "counter", "arguments": {}}).status_code == 404
     assert session.delete().status_code == 404
-    assert closes(tmp_path) == ["closed at 2"]
+    assert closes() == ["closed at 2"]
     # Other clients are not affected.
     assert RawSession(server).call("counter", {})["structuredContent"]["value"] == 1
 
@@ -550,7 +572,7 @@ session_ids = st.one_of(
 )
 @given(session_id=session_ids, method=st.sampled_from(["POST", "GET", "DELETE"]))
 def test_unknown_session_ids_are_refused(
-    server: str, tmp_path: Path, session_id: str | bytes, method: str
+    server: str, closes: Callable[[], list[str]], session_id: str | bytes, method: str
 ) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
     body["params"] = {"name": "counter", "arguments": {}}  # type: ignore[assignment]
@@ -570,7 +592,7 @@ def test_unknown_session_ids_are_refused(
     else:
         assert answer.status_code in (400, 404, 405, 406, 413, 431), answer.text
     # No tools were created for the id, and the server still serves everyone else.
-    assert closes(tmp_path) == []
+    assert closes() == []
     assert RawSession(server).call("counter", {})["structuredContent"]["value"] == 1
 
 
@@ -636,11 +658,28 @@ def test_a_call_of_an_unknown_tool_and_methods_out_of_order(server: str) -> None
     ids=lambda o: " ".join(o),
 )
 def test_bad_serve_options_are_usage_errors(tmp_path: Path, options: list[str]) -> None:
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter", *options]
-    done = subprocess.run(args, env=serve_env(tmp_path), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr
-    assert options[0] in done.stderr or options[0].lstrip("-").replace("-", " ") in done.stderr
+    code, stderr = serve_usage_error(tmp_path, options, real=options == ["--idle-timeout", "nan"])
+    assert code == 2, stderr
+    assert "Traceback" not in stderr
+    assert options[0] in stderr or options[0].lstrip("-").replace("-", " ") in stderr
+
+
+def serve_usage_error(tmp_path: Path, options: list[str], *, real: bool) -> tuple[int, str]:
+    """``toolplug mcp serve --transport http --plugins counter OPTIONS``: its exit status
+    and stderr. One case of each group is ``real`` (a subprocess: the process exits 2,
+    with no traceback); the others run in this process (:func:`conftest.usage_error`)."""
+    args = ["mcp", "serve", "--transport", "http", "--plugins", "counter", *options]
+    if not real:
+        return usage_error(args)
+    done = subprocess.run(
+        [TOOLPLUG, *args],
+        env=serve_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stderr
 
 
 # ======================================================================================
@@ -667,10 +706,11 @@ def raw_status(port: int, headers: list[tuple[str, str]], host: str | None = Non
     return int(status.split()[1])
 
 
-@pytest.fixture
-def loopback_port(tmp_path: Path) -> Iterator[int]:
-    """A served counter on 127.0.0.1; its port."""
-    proc, url = start_http(tmp_path, plugins="counter")
+@pytest.fixture(scope="module")
+def loopback_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A served counter on 127.0.0.1, shared by the module's tests (they only send
+    requests and read statuses); its port."""
+    proc, url = start_http(tmp_path_factory.mktemp("loopback"), plugins="counter")
     try:
         yield int(url.rsplit(":", 1)[1].split("/")[0])
     finally:
@@ -767,18 +807,12 @@ def test_duplicate_authorization_is_refused_even_when_both_hold_the_token(
 def test_an_allowed_origin_that_is_not_an_origin_is_a_usage_error(
     tmp_path: Path, origin: str
 ) -> None:
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
-    done = subprocess.run(
-        [*args, "--allow-origin", origin],
-        env=serve_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
+    code, stderr = serve_usage_error(
+        tmp_path, ["--allow-origin", origin], real=origin == "https://u@app.example"
     )
-    assert done.returncode == 2, done.stderr
-    assert "--allow-origin" in done.stderr and "is not an origin" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert code == 2, stderr
+    assert "--allow-origin" in stderr and "is not an origin" in stderr
+    assert "Traceback" not in stderr
 
 
 class LoggedServer:
@@ -906,17 +940,10 @@ def test_a_client_that_leaves_mid_body_is_one_log_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("option", ["--header-timeout", "--body-timeout"])
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
 def test_bad_request_timeouts_are_usage_errors(tmp_path: Path, option: str, value: str) -> None:
-    args = [TOOLPLUG, "mcp", "serve", "--transport", "http", "--plugins", "counter"]
-    done = subprocess.run(
-        [*args, option, value],
-        env=serve_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 2, done.stderr
-    assert option in done.stderr and "Traceback" not in done.stderr
+    real = (option, value) == ("--header-timeout", "nan")
+    code, stderr = serve_usage_error(tmp_path, [option, value], real=real)
+    assert code == 2, stderr
+    assert option in stderr and "Traceback" not in stderr
 
 
 # -- the configuration: whatever a file holds, a ConfigError or servers -----------------

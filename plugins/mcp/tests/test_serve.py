@@ -19,9 +19,17 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
-    proc, url = start_http(tmp_path, "--workspace", str(tmp_path))
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workspace (and ``closed.txt``) of the module's shared :func:`served`."""
+    return tmp_path_factory.mktemp("served")
+
+
+@pytest.fixture(scope="module")
+def served(workspace: Path) -> Iterator[str]:
+    """One served toolplug for the module's tests that need no fresh server (each opens
+    sessions of its own); its URL."""
+    proc, url = start_http(workspace, "--workspace", str(workspace))
     try:
         yield url
     finally:
@@ -29,7 +37,10 @@ def served(tmp_path: Path) -> Iterator[str]:
     assert not is_alive(proc.pid)
 
 
-async def test_two_concurrent_sessions_keep_separate_state(served: str, tmp_path: Path) -> None:
+async def test_two_concurrent_sessions_keep_separate_state(served: str, workspace: Path) -> None:
+    closed = workspace / "closed.txt"
+    # Only this test's sessions count: the shared server's earlier ones are left out.
+    earlier = len(closed.read_text().splitlines()) if closed.exists() else 0
     async with (
         Client(served, timeout=20, init_timeout=20) as a,
         Client(served, timeout=20, init_timeout=20) as b,
@@ -46,13 +57,12 @@ async def test_two_concurrent_sessions_keep_separate_state(served: str, tmp_path
             seen_a = await a.call_tool_mcp("bash", {"command": 'echo "WHO=$WHO in $PWD"'})
             seen_b = await b.call_tool_mcp("bash", {"command": 'echo "WHO=$WHO in $PWD"'})
             assert "WHO=a in /usr" in seen_a.content[0].text
-            assert f"WHO=b in {tmp_path}" in seen_b.content[0].text
+            assert f"WHO=b in {workspace}" in seen_b.content[0].text
     # Both sessions ended (the clients sent DELETE): their tools were closed.
-    closed = tmp_path / "closed.txt"
 
     def both_closed() -> bool:
         lines = closed.read_text().splitlines() if closed.exists() else []
-        return {"closed at 3", "closed at 30"} <= set(lines)
+        return {"closed at 3", "closed at 30"} <= set(lines[earlier:])
 
     await until(both_closed, "both sessions' counters to be closed")
 

@@ -50,9 +50,28 @@ class Client:
         )
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
-    proc, url = start_http(tmp_path, "--workspace", str(tmp_path), plugins=PLUGINS)
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workspace of the module's shared :func:`served`."""
+    return tmp_path_factory.mktemp("served")
+
+
+@pytest.fixture(scope="module")
+def served(workspace: Path) -> Iterator[str]:
+    """One served toolplug for the module's tests that need no fresh server (each opens
+    a session of its own); its URL."""
+    proc, url = start_http(workspace, "--workspace", str(workspace), plugins=PLUGINS)
+    try:
+        yield url
+    finally:
+        stop(proc)
+
+
+@pytest.fixture(scope="module")
+def gatekept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One served ``gatekeeper`` plugin for the policy-question tests (each asks in a
+    session of its own); its URL."""
+    proc, url = start_http(tmp_path_factory.mktemp("gatekept"), plugins="gatekeeper")
     try:
         yield url
     finally:
@@ -147,7 +166,7 @@ async def test_progress_logs_and_questions_over_stdio(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not HAS_BASH, reason="toolplug-bash is not installed")
 async def test_bash_output_arrives_as_progress_while_the_command_runs(
-    served: str, tmp_path: Path
+    served: str, workspace: Path
 ) -> None:
     # The command waits for a file that the client creates on seeing the first line
     # in a progress notification: it ends only if that line arrived while it ran.
@@ -157,7 +176,7 @@ async def test_bash_output_arrives_as_progress_while_the_command_runs(
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         messages.append(message or "")
         if "first" in (message or ""):
-            (tmp_path / "seen").touch()
+            (workspace / "seen").touch()
 
     async with http_session(served, Client(None)) as session:
         await session.initialize()
@@ -175,16 +194,12 @@ async def test_bash_output_arrives_as_progress_while_the_command_runs(
     ids=["yes", "no", "cannot-ask"],
 )
 async def test_a_policy_question_is_an_elicitation_over_http(
-    tmp_path: Path, answer: dict[str, Any] | None, can_elicit: bool, expected: str
+    gatekept: str, answer: dict[str, Any] | None, can_elicit: bool, expected: str
 ) -> None:
-    proc, url = start_http(tmp_path, plugins="gatekeeper")
-    try:
-        client = Client(answer)
-        async with http_session(url, client, can_elicit=can_elicit) as session:
-            await session.initialize()
-            result = await session.call_tool("gated", {})
-    finally:
-        stop(proc)
+    client = Client(answer)
+    async with http_session(gatekept, client, can_elicit=can_elicit) as session:
+        await session.initialize()
+        result = await session.call_tool("gated", {})
     assert expected in result.content[0].text
     if can_elicit:
         (question,) = client.questions
@@ -193,20 +208,16 @@ async def test_a_policy_question_is_an_elicitation_over_http(
         assert question.requested_schema["properties"]["value"]["type"] == "boolean"
 
 
-async def test_a_policy_question_shows_the_whole_call(tmp_path: Path) -> None:
+async def test_a_policy_question_shows_the_whole_call(gatekept: str) -> None:
     """A 10,000-character command whose end is the dangerous part: the elicitation the
     client's user reads holds that end; a call too long to show is refused unasked."""
     command = "echo " + "x" * 10_000 + " && rm -rf ~/the-dangerous-tail"
     huge = "echo " + "x" * 150_000
-    proc, url = start_http(tmp_path, plugins="gatekeeper")
-    try:
-        client = Client({"value": False})
-        async with http_session(url, client) as session:
-            await session.initialize()
-            declined = await session.call_tool("gated", {"command": command})
-            too_long = await session.call_tool("gated", {"command": huge})
-    finally:
-        stop(proc)
+    client = Client({"value": False})
+    async with http_session(gatekept, client) as session:
+        await session.initialize()
+        declined = await session.call_tool("gated", {"command": command})
+        too_long = await session.call_tool("gated", {"command": huge})
     (question,) = client.questions  # the huge call was never put to the user
     assert question.message.startswith(
         f'Allow the tool \'gated\' to run with {{"command": "{command}"}}?'

@@ -41,10 +41,23 @@ from toolplug.testing import wait_until
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
+@pytest.fixture(scope="module")
+def counter_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One served counter over HTTP for the module's tests that need no fresh server
+    (each opens a session of its own); its URL."""
+    proc, url = start_http(tmp_path_factory.mktemp("counter"), plugins="counter")
+    try:
+        yield url
+    finally:
+        stop(proc)
+
+
 @asynccontextmanager
-async def sdk_session(transport: str, tmp_path: Path) -> AsyncIterator[tuple[ClientSession, Any]]:
-    """An initialized official-SDK session with a fresh server; yields it and the
-    server's answer to ``initialize``."""
+async def sdk_session(
+    transport: str, tmp_path: Path, url: str
+) -> AsyncIterator[tuple[ClientSession, Any]]:
+    """An initialized official-SDK session, with a fresh server over stdio or with the
+    server at ``url`` over HTTP; yields it and the server's answer to ``initialize``."""
     if transport == "stdio":
         params = StdioServerParameters(
             command=TOOLPLUG, args=["mcp", "serve", "--plugins", "counter"], env=serve_env(tmp_path)
@@ -56,15 +69,11 @@ async def sdk_session(transport: str, tmp_path: Path) -> AsyncIterator[tuple[Cli
             ):
                 yield session, await session.initialize()
         return
-    proc, url = start_http(tmp_path, plugins="counter")
-    try:
-        async with (
-            streamable_http_client(url) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            yield session, await session.initialize()
-    finally:
-        stop(proc)
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        yield session, await session.initialize()
 
 
 TRANSPORTS = pytest.mark.parametrize("transport", ["http", "stdio"])
@@ -72,9 +81,9 @@ TRANSPORTS = pytest.mark.parametrize("transport", ["http", "stdio"])
 
 @TRANSPORTS
 async def test_the_handshake_advertises_tools_and_logging_as_toolplug(
-    transport: str, tmp_path: Path
+    transport: str, tmp_path: Path, counter_url: str
 ) -> None:
-    async with sdk_session(transport, tmp_path) as (session, init):
+    async with sdk_session(transport, tmp_path, counter_url) as (session, init):
         # Tools and logging; no prompts, resources or list changes: toolplug serves none.
         capabilities = init.capabilities.model_dump(by_alias=True, exclude_none=True)
         assert capabilities == {"tools": {}, "logging": {}}
@@ -85,8 +94,10 @@ async def test_the_handshake_advertises_tools_and_logging_as_toolplug(
 
 
 @TRANSPORTS
-async def test_a_call_of_an_unknown_tool_is_invalid_params(transport: str, tmp_path: Path) -> None:
-    async with sdk_session(transport, tmp_path) as (session, _):
+async def test_a_call_of_an_unknown_tool_is_invalid_params(
+    transport: str, tmp_path: Path, counter_url: str
+) -> None:
+    async with sdk_session(transport, tmp_path, counter_url) as (session, _):
         with pytest.raises(MCPError) as refused:
             await session.call_tool("no_such_tool", {"step": 1})
         assert refused.value.error.code == -32602
@@ -99,21 +110,18 @@ async def test_a_call_of_an_unknown_tool_is_invalid_params(transport: str, tmp_p
 
 
 def test_hosts_that_ask_for_prompts_and_resources_anyway_get_empty_lists(
-    tmp_path: Path,
+    counter_url: str,
 ) -> None:
-    proc, url = start_http(tmp_path, plugins="counter")
-    try:
-        http = httpx2.Client(timeout=30, headers=ACCEPT)
-        opened = http.post(url, json=INITIALIZE)
-        http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        http.headers["mcp-protocol-version"] = PROTOCOL
-        http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        for method, key in [("prompts/list", "prompts"), ("resources/list", "resources")]:
-            answer = http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": method})
-            assert answer.status_code == 200, answer.text
-            assert rpc_answer(answer)["result"][key] == []
-    finally:
-        stop(proc)
+    url = counter_url
+    http = httpx2.Client(timeout=30, headers=ACCEPT)
+    opened = http.post(url, json=INITIALIZE)
+    http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+    http.headers["mcp-protocol-version"] = PROTOCOL
+    http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for method, key in [("prompts/list", "prompts"), ("resources/list", "resources")]:
+        answer = http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": method})
+        assert answer.status_code == 200, answer.text
+        assert rpc_answer(answer)["result"][key] == []
 
 
 def test_a_tool_call_outside_a_session_is_refused(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from conftest import (
     start_serve,
     stop,
     until,
+    usage_error,
 )
 from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
@@ -292,9 +293,14 @@ async def test_each_session_gets_the_bash_sandbox_limits_given(tmp_path: Path) -
         stop(server.proc)
 
 
-def _start_refused(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    """``toolplug mcp serve OPTIONS`` run to its end: these starts are refused."""
-    return subprocess.run(
+def _start_refused(tmp_path: Path, *options: str, real: bool = True) -> tuple[int, str]:
+    """``toolplug mcp serve OPTIONS`` run to its end (these starts are refused): its exit
+    status and stderr. One case of each group is ``real`` (a subprocess: the process
+    exits 2, with no traceback); the others run in this process
+    (:func:`conftest.usage_error`)."""
+    if not real:
+        return usage_error(["mcp", "serve", *options])
+    done = subprocess.run(
         [TOOLPLUG, "mcp", "serve", *options],
         env=serve_env(tmp_path),
         capture_output=True,
@@ -302,6 +308,7 @@ def _start_refused(tmp_path: Path, *options: str) -> subprocess.CompletedProcess
         timeout=60,
         stdin=subprocess.DEVNULL,
     )
+    return done.returncode, done.stderr
 
 
 @pytest.mark.parametrize(
@@ -314,29 +321,30 @@ def _start_refused(tmp_path: Path, *options: str) -> subprocess.CompletedProcess
     ],
 )
 def test_bad_tool_params_stop_the_start(tmp_path: Path, param: str, said: str) -> None:
-    done = _start_refused(
+    code, stderr = _start_refused(
         tmp_path,
         *("--transport", "http", "--plugins", "bash", "--port", "0"),
         *("--tool-param", param),
+        real=param == "bash.max_processes=-1",
     )
-    assert done.returncode == 2
-    assert said in done.stderr
-    assert "Traceback" not in done.stderr
+    assert code == 2
+    assert said in stderr
+    assert "Traceback" not in stderr
 
 
 # -- --stateless ------------------------------------------------------------------------
 
 
 def test_stateless_refuses_stateful_tools(tmp_path: Path) -> None:
-    done = _start_refused(
+    code, stderr = _start_refused(
         tmp_path,
         *("--transport", "http", "--stateless", "--plugins", "think,glob,bash"),
         *("--port", "0"),
     )
-    assert done.returncode == 2
-    assert "--stateless serves tools that keep no state" in done.stderr
-    assert "bash keeps state per session" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert code == 2
+    assert "--stateless serves tools that keep no state" in stderr
+    assert "bash keeps state per session" in stderr
+    assert "Traceback" not in stderr
 
 
 async def test_stateless_any_request_stands_alone(tmp_path: Path) -> None:
@@ -363,8 +371,8 @@ async def test_stateless_any_request_stands_alone(tmp_path: Path) -> None:
 
 
 def test_stateless_needs_http(tmp_path: Path) -> None:
-    done = _start_refused(tmp_path, "--stateless", "--plugins", "think")
-    assert done.returncode == 2 and "--stateless is for --transport http" in done.stderr
+    code, stderr = _start_refused(tmp_path, "--stateless", "--plugins", "think", real=False)
+    assert code == 2 and "--stateless is for --transport http" in stderr
 
 
 # -- closing many sessions: DELETE and SIGTERM ------------------------------------------
