@@ -366,9 +366,7 @@ def preset_table(pm: pluggy.PluginManager | None = None) -> PresetTable:
             return {"register": register}
 
         def on_error(plugin: str, exc: BaseException) -> None:
-            table.problems.append(
-                f"plugin '{plugin}': register_presets failed: {error_text(exc)}"
-            )
+            table.problems.append(f"plugin '{plugin}': register_presets failed: {error_text(exc)}")
 
         call_each(pm, "register_presets", register_for, on_error)
     table.check()
