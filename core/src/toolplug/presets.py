@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from toolplug.formats.forms import Native
+    from toolplug.registry import ToolRegistry
 
 __all__ = [
     "CORE_TABLE",
@@ -221,6 +222,19 @@ class PresetChoice:
         else ``False``."""
         names = self.row.native.get(format)
         return frozenset(names) if names else False
+
+    def check(self, registry: ToolRegistry) -> None:
+        """Raise :class:`~toolplug.UnknownToolError` (naming this preset and family) for
+        a tool of the row that ``registry`` does not have: a plugin not installed or
+        not enabled."""
+        from toolplug.errors import UnknownToolError
+
+        for name in self.tools:
+            try:
+                registry.get(name)
+            except UnknownToolError as exc:
+                message = f"{self.describe()} needs the tool '{name}': {exc}"
+                raise UnknownToolError(message) from None
 
     def describe(self) -> str:
         """One line for a person: the preset, the model, the family and the row."""

@@ -64,16 +64,10 @@ def _preset_choice(
     A tool of its row that no enabled plugin registered is refused before any tool is
     created, naming the preset and the family that wanted it.
     """
-    from toolplug.errors import UnknownToolError
-
     if specs is not None:
         raise TypeError("Toolset.load() takes specs or a preset, not both")
     choice = registry.presets.choose(preset)
-    for name in choice.tools:
-        try:
-            registry.get(name)
-        except UnknownToolError as exc:
-            raise UnknownToolError(f"{choice.describe()} needs the tool '{name}': {exc}") from None
+    choice.check(registry)
     return choice, [Tool(name) for name in choice.tools]
 
 
