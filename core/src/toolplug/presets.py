@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -49,7 +49,6 @@ from toolplug.errors import PresetError
 if TYPE_CHECKING:
     import pluggy
 
-    from toolplug.formats.forms import Native
     from toolplug.registry import ToolRegistry
 
 __all__ = [
@@ -217,7 +216,7 @@ class PresetChoice:
         """The tool names the set holds."""
         return self.row.tools
 
-    def native(self, format: str) -> Native:
+    def native(self, format: str) -> frozenset[str] | Literal[False]:
         """The ``native=`` choice for an export in ``format``: the row's names there,
         else ``False``."""
         names = self.row.native.get(format)
@@ -363,27 +362,39 @@ class PresetTable:
 
 def preset_table(pm: pluggy.PluginManager | None = None) -> PresetTable:
     """The core's table, with what the plugins registered with ``pm`` add through the
-    ``register_presets`` hook. A plugin whose hook raises, or whose data cannot be
-    added, is reported in :attr:`PresetTable.problems`; the rest is kept."""
+    ``register_presets`` hook, in the order the plugins were registered (the first to
+    take a name keeps it; their families are matched in that order). A plugin whose
+    hook raises, or whose data cannot be added, is reported in
+    :attr:`PresetTable.problems`; the rest is kept."""
     table = PresetTable()
     table.add(CORE_TABLE, source="toolplug")
     if pm is not None:
-        from toolplug.plugins import call_each, error_text
-
-        def register_for(plugin: str) -> dict[str, Any]:
-            def register(data: PresetData | Mapping[str, Any]) -> None:
-                try:
-                    table.add(data, source=f"plugin '{plugin}'")
-                except PresetError as exc:
-                    table.problems.append(str(exc))
-
-            return {"register": register}
-
-        def on_error(plugin: str, exc: BaseException) -> None:
-            table.problems.append(f"plugin '{plugin}': register_presets failed: {error_text(exc)}")
-
-        call_each(pm, "register_presets", register_for, on_error)
+        _fill(table, pm)
     table.check()
     for problem in table.problems:
         log.warning("presets: %s", problem)
     return table
+
+
+def _fill(table: PresetTable, pm: pluggy.PluginManager) -> None:
+    """Call every plugin's ``register_presets`` into ``table``, plugin by plugin."""
+    from toolplug.plugins import LoadGuard, error_text
+
+    def register_for(plugin: str) -> Callable[[PresetData | Mapping[str, Any]], None]:
+        def register(data: PresetData | Mapping[str, Any]) -> None:
+            try:
+                table.add(data, source=f"plugin '{plugin}'")
+            except PresetError as exc:
+                table.problems.append(str(exc))
+
+        return register
+
+    with LoadGuard() as guard:  # a plugin's sys.exit() is its failure; a Ctrl-C is not
+        for impl in pm.hook.register_presets.get_hookimpls():  # registration order
+            register = register_for(impl.plugin_name)
+            try:
+                impl.function(*[register for _ in impl.argnames])
+            except BaseException as exc:
+                guard.check(exc)
+                message = f"register_presets failed: {error_text(exc)}"
+                table.problems.append(f"plugin '{impl.plugin_name}': {message}")
