@@ -197,7 +197,7 @@ class Preset:
         if not isinstance(self.name, str) or not self.name:
             raise PresetError(f"a preset's name must be a non-empty string, not {self.name!r}")
         if self.model is not None and not isinstance(self.model, str):
-            raise PresetError(f"the model must be a model's name, not {self.model!r}")
+            raise PresetError(f"a preset's model must be a model's name, not {self.model!r}")
 
 
 @dataclass(frozen=True)
@@ -352,6 +352,10 @@ class PresetTable:
         :class:`~toolplug.PresetError` listing the known ones."""
         if isinstance(preset, str):
             preset = Preset(preset)
+        elif not isinstance(preset, Preset):
+            raise PresetError(
+                f"a preset is a Preset(name, model=...) or a preset's name, not {preset!r}"
+            )
         if preset.name not in self._descriptions:
             known = ", ".join(self._descriptions) or "none"
             raise PresetError(f"unknown preset {preset.name!r}; known presets: {known}")
