@@ -444,6 +444,7 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "register_tools": ["register"],
         "register_commands": ["cli"],
         "register_formats": ["register"],
+        "register_presets": ["register"],
         "tool_call": ["tool", "action", "context", "pending"],
         "add_options": ["options"],
         "load_guard": ["settings", "approver"],
