@@ -331,6 +331,26 @@ def test_the_core_table_validates_and_every_preset_has_a_default_row() -> None:
         assert table.choose(preset).row.family == "default"
 
 
+def test_the_docs_table_is_the_core_table() -> None:
+    """docs/presets.md shows every core row as it is: its family, models, tools, native."""
+    page = (Path(__file__).parents[2] / "docs" / "presets.md").read_text()
+    shown = [line for line in page.splitlines() if line.startswith("| `")]
+    table = preset_table()
+    rows = list(table.rows())
+    assert len(shown) == len(rows)
+    for line, row in zip(shown, rows):
+        family = next(f for f in table.families() if f.name == row.family)
+        native = "; ".join(f"{k}: {', '.join(v)}" for k, v in row.native.items()) or "none"
+        cells = [
+            f"`{row.preset}`",
+            f"`{family.name}` ({family.title})",
+            ", ".join(f"`{m}`" for m in family.models),
+            ", ".join(row.tools),
+            native,
+        ]
+        assert line == "| " + " | ".join(cells) + " |"
+
+
 # -- the command line -------------------------------------------------------------------
 
 

@@ -107,7 +107,7 @@ class PresetRow(BaseModel):
     #: Export format -> the tools declared in their native form there (each must be in
     #: :attr:`tools`; a tool with no native form for that format stays a function).
     native: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    #: Why this family gets these tools (shown in the listing and the docs).
+    #: Why this family gets these tools (``toolplug presets --json`` shows it).
     note: str = ""
 
     @model_validator(mode="after")
