@@ -234,9 +234,7 @@ def _table(*plugins: Any) -> PresetTable:
     return registry_from(*plugins).presets
 
 
-def test_a_taken_family_or_row_is_refused_naming_both_plugins(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_a_taken_family_or_row_is_refused_naming_both_plugins() -> None:
     first = _Adds({"families": [{"name": "mini", "models": ["mini-*"]}]})
     second = _Adds(
         {
@@ -246,8 +244,7 @@ def test_a_taken_family_or_row_is_refused_naming_both_plugins(
     )
     third = _Adds({"families": [{"name": "claude", "models": ["c*"]}]})
     fourth = _Adds({"rows": [{"preset": "coding", "family": "claude", "tools": ["bash"]}]})
-    with caplog.at_level(logging.WARNING, logger="toolplug"):
-        table = _table(first, second, third, fourth)
+    table = _table(first, second, third, fourth)
     problems = "\n".join(table.problems)
     assert "cannot add the family 'mini'" in problems
     assert "cannot add the family 'claude' (toolplug has it)" in problems
@@ -256,7 +253,30 @@ def test_a_taken_family_or_row_is_refused_naming_both_plugins(
     assert [f.name for f in table.families()] == ["mini", "gpt-5", "claude", "default"]
     assert table.family_of("mini-1").models == ("mini-*",)
     assert [r.family for r in table.rows("coding")] == ["gpt-5", "claude", "default"]
-    assert caplog.text.count("cannot add") == 3
+
+
+def test_a_load_logs_the_tables_problems_and_keeps_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import toolplug_bash
+    import toolplug_file_editor
+    import toolplug_finish
+    import toolplug_glob
+    import toolplug_grep
+    import toolplug_think
+
+    tools = [toolplug_bash, toolplug_file_editor, toolplug_glob, toolplug_grep]
+    tools += [toolplug_think, toolplug_finish]
+    clash = _Adds({"families": [{"name": "claude", "models": ["c*"]}]})
+    registry = registry_from(*tools, clash)
+    with (
+        caplog.at_level(logging.WARNING, logger="toolplug"),
+        Toolset.load(preset="coding", registry=registry, workspace=tmp_path) as toolset,
+    ):
+        assert list(toolset) == CODING
+        (problem,) = toolset.problems
+    assert problem == "plugin 'plugin6' cannot add the family 'claude' (toolplug has it)"
+    assert f"Toolset.load(): {problem}" in caplog.text
 
 
 def test_two_plugins_naming_one_family_are_both_named() -> None:

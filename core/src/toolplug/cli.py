@@ -304,8 +304,9 @@ def _load_preset(
     toolset = Toolset.load(preset=Preset(name, model), registry=registry, workspace=workspace)
     made_by = toolset.factories()
     created = [(registry.get(made_by[tool.name]), tool) for tool in toolset.values()]
+    # The preset table's problems are logged by the load (the toolplug logger).
     problems = [f"plugin {r.name} is broken: {r.error}" for r in registry.reports if r.error]
-    return registry, created, [*problems, *registry.presets.problems], toolset
+    return registry, created, problems, toolset
 
 
 def _preset_header(choice: Any) -> str:

@@ -30,14 +30,14 @@ A plugin adds families, presets or rows with the ``register_presets`` hook (see
 :mod:`toolplug.hookspecs`). One ``register`` call is added whole or not at all: a
 family or preset name already taken, or a (preset, family) row already given, is a
 :class:`~toolplug.PresetError` naming both sources, reported in
-:attr:`PresetTable.problems` (``Toolset.load`` logs them, ``toolplug presets`` shows
-them), while the first registration keeps the name.
+:attr:`PresetTable.problems` (``Toolset.load(preset=...)`` adds them to the toolset's
+``problems`` and logs them, ``toolplug presets`` shows them), while the first
+registration keeps the name.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -62,8 +62,6 @@ __all__ = [
     "PresetTable",
     "preset_table",
 ]
-
-log = logging.getLogger("toolplug")
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -375,8 +373,6 @@ def preset_table(pm: pluggy.PluginManager | None = None) -> PresetTable:
     if pm is not None:
         _fill(table, pm)
     table.check()
-    for problem in table.problems:
-        log.warning("presets: %s", problem)
     return table
 
 

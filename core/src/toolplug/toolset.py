@@ -68,6 +68,8 @@ def _preset_choice(
         raise TypeError("Toolset.load() takes specs or a preset, not both")
     choice = registry.presets.choose(preset)
     choice.check(registry)
+    for problem in registry.presets.problems:  # a plugin's rows refused, and why
+        log.warning("Toolset.load(): %s", problem)
     return choice, [Tool(name) for name in choice.tools]
 
 
@@ -248,6 +250,7 @@ class Toolset(Mapping[str, AnyTool]):
             choice, parsed = _preset_choice(registry, preset, parsed)
         toolset = cls(formats=registry.formats, handlers=chosen, budget=budget)
         toolset.preset = choice
+        toolset.problems.extend(registry.presets.problems if choice else ())
         if parsed is None:
             # Everything: a name two plugins registered is left out, and said so.
             clashes = registry.clashes()

@@ -527,6 +527,8 @@ def _preset_tools(
     registry = ToolRegistry.from_plugins(
         plugins, settings=given_settings(), approver=elicit_approval
     )
+    for problem in registry.presets.problems:
+        click.echo(f"warning: {problem}", err=True)
     choice = registry.presets.choose(Preset(preset, model))
     choice.check(registry)
     click.echo(f"serving the {choice.describe()}", err=True)
