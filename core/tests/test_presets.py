@@ -119,6 +119,44 @@ def test_the_export_declares_the_familys_native_forms(
         assert toolset.native_exports() == {}
 
 
+def test_a_claude_edit_round_trips_in_the_form_it_was_exported_in(tmp_path: Path) -> None:
+    """The Claude row's editor: its native text editor where file_editor has the form,
+    its function form where not; either way the call the model makes under the name it
+    was given edits the file, and the answer is Anthropic's tool_result."""
+    with Toolset.load(preset=Preset("coding", "claude-opus-4-5"), workspace=tmp_path) as tools:
+        exported = tools.export("anthropic")
+        form = tools["file_editor"].native_forms.get("anthropic")
+        name = form.call_name if form is not None else "file_editor"
+        if form is not None:
+            (declared,) = [d for d in exported if d.get("name") == form.call_name]
+            form.check_tool(declared)
+        assert name in {d["name"] for d in exported}
+        edit = {"command": "create", "path": "made.txt", "file_text": "by Claude\n"}
+        [result] = tools.dispatch(
+            [{"type": "tool_use", "id": "toolu_1", "name": name, "input": edit}]
+        )
+        assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_1"
+        assert not result.get("is_error"), result
+        assert (tmp_path / "made.txt").read_text() == "by Claude\n"
+
+
+def test_a_gpt_5_patch_round_trips_as_a_function_where_there_is_no_form(
+    tmp_path: Path,
+) -> None:
+    with Toolset.load(preset=Preset("coding", "gpt-5.1"), workspace=tmp_path) as tools:
+        exported = tools.export("responses")
+        form = tools["apply_patch"].native_forms.get("responses")
+        if form is not None:  # its typed calls are that form's own tests' business
+            (declared,) = [d for d in exported if d.get("type") == form.declaration["type"]]
+            form.check_tool(declared)
+            return
+        patch = "*** Begin Patch\n*** Add File: made.txt\n+by GPT-5\n*** End Patch\n"
+        call = {"type": "function_call", "call_id": "c1", "name": "apply_patch"}
+        [result] = tools.dispatch([{**call, "arguments": json.dumps({"input": patch})}])
+        assert result["type"] == "function_call_output" and result["call_id"] == "c1"
+        assert (tmp_path / "made.txt").read_text() == "by GPT-5\n"
+
+
 def test_the_choice_reaches_the_export_of_a_tool_with_a_form(tmp_path: Path) -> None:
     registry = registry_from(_core_tools(), tp_test_presets)
     with Toolset.load(preset=Preset("talk", "tiny-2"), registry=registry) as toolset:
