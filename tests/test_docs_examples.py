@@ -138,6 +138,9 @@ MCP_CONFIG = json.dumps(
 )
 
 PAGES: dict[str, Page] = {
+    "docs/presets.md": Page(
+        plugins=(DocPlugin(2, "gemini_presets", "toolplug-gemini-presets"),),
+    ),
     "README.md": Page(
         plugins=(DocPlugin(0, "word_count", "toolplug-word-count"),),
     ),

@@ -1082,3 +1082,60 @@ def test_native_calls_from_an_async_host() -> None:
 
     results = asyncio.run(main())
     assert [r["content"][0]["text"] for r in results] == ["0", "1", "2", "3", "4"]
+
+
+# -- presets (issue #30) ------------------------------------------------------------------
+
+
+FULLWIDTH_GPT_5 = "\uff27\uff30\uff34-5"  # not GPT-5: lower() keeps it fullwidth
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["", " ", "x" * 1_000_000, "\x00gpt-5", FULLWIDTH_GPT_5, "\udcffclaude-", "[gpt-5]", "*", "/"],
+)
+def test_any_model_name_comes_to_a_row(model: str) -> None:
+    from toolplug.presets import Preset, preset_table
+
+    choice = preset_table().choose(Preset("coding", model))
+    assert choice.tools  # a model no family takes gets the default row, never an error
+    if model in ("*", FULLWIDTH_GPT_5, "[gpt-5]"):  # glob characters in a model are literal
+        assert choice.family.name == "default"
+
+
+@pytest.mark.parametrize("preset", [42, None, ["coding"], b"coding", ""])
+def test_a_preset_that_is_not_a_name_is_a_clear_error(preset: Any) -> None:
+    from toolplug import PresetError, Toolset
+    from toolplug.presets import Preset, preset_table
+
+    with pytest.raises(PresetError, match="preset"):
+        if preset is None:
+            Preset("coding", model=5)  # type: ignore[arg-type]
+        elif preset == "":
+            Toolset.load(preset=preset)
+        else:
+            preset_table().choose(preset)
+
+
+@pytest.mark.parametrize(
+    "data", [None, [], "x", {"families": "gpt"}, {"rows": [{"preset": "p"}]}, {"rows": [[]] * 3}]
+)
+def test_hostile_preset_data_is_reported_not_raised(data: Any) -> None:
+    from toolplug import hookimpl
+    from toolplug.testing import registry_from
+
+    class Plugin:
+        @hookimpl
+        def register_presets(self, register: Any) -> None:
+            register(data)
+
+    class Exits:
+        @hookimpl
+        def register_presets(self, register: Any) -> None:
+            raise SystemExit(3)
+
+    table = registry_from(Plugin(), Exits()).presets
+    assert len(table.problems) == 2
+    assert "does not validate" in table.problems[0]
+    assert "SystemExit" in table.problems[1]
+    assert list(table.presets()) == ["coding"]

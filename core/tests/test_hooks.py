@@ -399,6 +399,32 @@ def test_tool_call_hooks_do_not_apply_to_unregistered_tools() -> None:
     assert tool.call({"text": "plain"}).text == "plain"
 
 
+# -- register_presets --------------------------------------------------------------------
+
+
+def test_register_presets_adds_a_family_and_its_row(tmp_path: Path) -> None:
+    import toolplug_bash
+    import toolplug_glob
+    from toolplug import Preset, Toolset
+
+    @hookimpl
+    def register_presets(register: Any) -> None:
+        register(
+            {
+                "families": [{"name": "gemini", "models": ["gemini-*"]}],
+                "rows": [{"preset": "coding", "family": "gemini", "tools": ["glob", "bash"]}],
+            }
+        )
+
+    registry = registry_from(
+        toolplug_bash, toolplug_glob, plugin(register_presets=register_presets)
+    )
+    assert registry.presets.problems == []
+    with Toolset.load(preset=Preset("coding", "Gemini-2.5-Pro"), registry=registry) as tools:
+        assert list(tools) == ["glob", "bash"]
+        assert tools.preset is not None and tools.preset.family.name == "gemini"
+
+
 # -- register_commands -------------------------------------------------------------------
 
 
@@ -444,6 +470,7 @@ def test_hook_spec_signatures_are_stable(name: str) -> None:
         "register_tools": ["register"],
         "register_commands": ["cli"],
         "register_formats": ["register"],
+        "register_presets": ["register"],
         "tool_call": ["tool", "action", "context", "pending"],
         "add_options": ["options"],
         "load_guard": ["settings", "approver"],

@@ -37,6 +37,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "toolplug.toolset": ("Toolset", "ToolChange"),
     "toolplug.budget": ("Budget",),
     "toolplug.deferral": ("Deferral",),
+    "toolplug.presets": ("Preset",),
     "toolplug.interaction": ("Handlers",),
     "toolplug.errors": (
         "ToolError",
@@ -52,6 +53,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "LimitError",
         "LimitWarning",
         "PolicyError",
+        "PresetError",
         "SamplingError",
     ),
     "toolplug.arguments": ("parse_arguments", "describe_schema"),
@@ -120,6 +122,7 @@ if TYPE_CHECKING:
         LimitWarning as LimitWarning,
         PluginSelectionError as PluginSelectionError,
         PolicyError as PolicyError,
+        PresetError as PresetError,
         SamplingError as SamplingError,
         SchemaError as SchemaError,
         ToolConflictError as ToolConflictError,
@@ -145,6 +148,7 @@ if TYPE_CHECKING:
         provider_name as provider_name,
         unique_name as unique_name,
     )
+    from toolplug.presets import Preset as Preset
     from toolplug.registry import ToolRegistry as ToolRegistry
     from toolplug.schema import (
         SECURITY_RISK_FIELD as SECURITY_RISK_FIELD,

@@ -202,6 +202,20 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
     help="Count each tool's definition in tokens (o200k_base) for --format "
     "(default openai), and the total. Needs toolplug[tokens].",
 )
+@click.option(
+    "--preset",
+    default=None,
+    metavar="NAME",
+    help="Only the tools of this preset (a tool set per model family; see "
+    "'toolplug presets'), exported in the forms the model's family takes.",
+)
+@click.option(
+    "--model",
+    default=None,
+    metavar="MODEL",
+    help="The model --preset chooses for (gpt-5.1, claude-sonnet-4-5, ...); without "
+    "it, or for a model no family matches, the preset's default row.",
+)
 def tools(
     plugins: str | None,
     as_json: bool,
@@ -211,20 +225,26 @@ def tools(
     show_params: bool,
     check_format: str | None,
     show_tokens: bool,
+    preset: str | None,
+    model: str | None,
 ) -> None:
-    """List the enabled tools, or print their schemas in an export format."""
+    """List the enabled tools, or print their schemas in an export format.
+
+    With --preset (and --model), only the preset's tools for that model's family, and
+    the exports declare the tools the family takes natively in their native form.
+    """
     from toolplug.arguments import describe_schema
-    from toolplug.toolset import Toolset
 
     if show_params:
-        if fmt is not None or check_format is not None or show_tokens:
-            _fail("--params lists params; it takes no --format, --check or --tokens")
+        if fmt is not None or check_format is not None or show_tokens or preset or model:
+            _fail("--params lists params; it takes no --format, --check, --tokens or --preset")
         _list_params(plugins, as_json)
         return
     _check_tools_options(fmt, check_format, show_tokens)
+    if model is not None and preset is None:
+        _fail("--model chooses the family of a preset: give --preset too")
     try:
-        registry, created, problems = _load_all(plugins, workspace)
-        toolset = Toolset((t for _, t in created), formats=getattr(registry, "formats", None))
+        registry, created, problems, toolset = _tools_to_list(plugins, workspace, preset, model)
     except ToolError as exc:
         _fail(str(exc))
         return
@@ -240,6 +260,8 @@ def tools(
         if as_json or fmt:
             click.echo(json.dumps(_export_all(toolset, fmt or "mcp", strict), indent=2))
             return
+        if toolset.preset is not None:
+            _echo(_preset_header(toolset.preset))
         aliases: dict[str, list[str]] = {}
         for alias, target in registry.aliases().items():
             aliases.setdefault(target, []).append(alias)
@@ -255,6 +277,46 @@ def tools(
                 _echo(f"    {first[0]}")
             _echo(textwrap.indent(describe_schema(tool.input_schema()), "  "))
         _list_factories(registry, created)
+
+
+def _tools_to_list(
+    plugins: str | None, workspace: Path | None, preset: str | None, model: str | None
+) -> tuple[Any, list[tuple[Any, Any]], list[str], Any]:
+    """What ``tools`` lists: every enabled tool, or a preset's (see :func:`_load_preset`)."""
+    if preset is not None:
+        return _load_preset(plugins, workspace, preset, model)
+    from toolplug.toolset import Toolset
+
+    registry, created, problems = _load_all(plugins, workspace)
+    return registry, created, problems, Toolset((t for _, t in created), formats=registry.formats)
+
+
+def _load_preset(
+    plugins: str | None, workspace: Path | None, name: str, model: str | None
+) -> tuple[Any, list[tuple[Any, Any]], list[str], Any]:
+    """The tools of a preset for a model: the registry, (registration, tool) pairs,
+    the problems met (broken plugins, preset rows left out) and the toolset."""
+    from toolplug.presets import Preset
+    from toolplug.registry import ToolRegistry
+    from toolplug.toolset import Toolset
+
+    registry = ToolRegistry.from_plugins(plugins)
+    toolset = Toolset.load(preset=Preset(name, model), registry=registry, workspace=workspace)
+    made_by = toolset.factories()
+    created = [(registry.get(made_by[tool.name]), tool) for tool in toolset.values()]
+    # The preset table's problems are logged by the load (the toolplug logger).
+    problems = [f"plugin {r.name} is broken: {r.error}" for r in registry.reports if r.error]
+    return registry, created, problems, toolset
+
+
+def _preset_header(choice: Any) -> str:
+    """The lines above a preset's tools: its family, and the native forms it takes."""
+    lines = [choice.describe()]
+    for format, names in choice.row.native.items():
+        lines.append(f"  native in {format}: {', '.join(names)}")
+    if not choice.row.native:
+        lines.append("  native: none (every tool is a function tool)")
+    return "\n".join(lines) + "\n"
 
 
 def _check_tools_options(fmt: str | None, check_format: str | None, show_tokens: bool) -> None:
@@ -352,6 +414,90 @@ def _first_sentence(text: str, limit: int = 110) -> str:
     end = text.find(". ")
     text = text if end < 0 else text[: end + 1]
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# -- presets -----------------------------------------------------------------------------
+
+
+@cli.command()
+@plugins_option
+@json_option
+@click.option(
+    "--model",
+    default=None,
+    metavar="MODEL",
+    help="Also say which family MODEL is in, and which row of each preset it gets.",
+)
+def presets(plugins: str | None, as_json: bool, model: str | None) -> None:
+    """List the presets (tool sets per model family), the families and their rows.
+
+    A family's models are globs over model names, tried in the order listed; the
+    first that matches is the model's family, and 'default' matches every model.
+    """
+    from toolplug.registry import ToolRegistry
+
+    try:
+        table = ToolRegistry.from_plugins(plugins).presets
+    except ToolError as exc:
+        _fail(str(exc))
+        return
+    for problem in table.problems:
+        _echo(f"warning: {problem}", err=True)
+    if as_json:
+        _echo(json.dumps(_presets_json(table, model), indent=2, ensure_ascii=False))
+        return
+    _echo(_render_presets(table, model), nl=False)
+
+
+def _presets_json(table: Any, model: str | None) -> dict[str, Any]:
+    """The table as JSON: presets, families in matching order, rows, problems."""
+    found: dict[str, Any] = {
+        "presets": [{"name": n, "description": d} for n, d in table.presets().items()],
+        "families": [
+            {**f.model_dump(mode="json"), "source": table.source("family", f.name)}
+            for f in table.families()
+        ],
+        "rows": [
+            {**row.model_dump(mode="json"), "source": table.source("row", _key(row))}
+            for row in table.rows()
+        ],
+        "problems": table.problems,
+    }
+    if model is not None:
+        found["model"] = {"name": model, "family": table.family_of(model).name}
+    return found
+
+
+def _key(row: Any) -> str:
+    return f"{row.preset}/{row.family}"
+
+
+def _render_presets(table: Any, model: str | None) -> str:
+    """The table for a person: presets, families, then each preset's rows."""
+    out = ["Presets:"]
+    for name, description in table.presets().items():
+        out.append(f"  {name:<12} {description}".rstrip())
+    out += ["", "Families (a model is in the first that matches):"]
+    for family in table.families():
+        source = table.source("family", family.name)
+        added = "" if source == "toolplug" else f"  [{source}]"
+        out.append(f"  {family.name:<12} {family.title}: {', '.join(family.models)}{added}")
+    used = {}  # preset -> the row the model gets, marked *
+    if model is not None:
+        from toolplug.presets import Preset
+
+        used = {name: table.choose(Preset(name, model)).row for name in table.presets()}
+        out += ["", f"{model} is in the family {table.family_of(model).name} (* its rows)."]
+    for name in table.presets():
+        out += ["", f"{name}:"]
+        for row in table.rows(name):
+            source = table.source("row", _key(row))
+            added = "" if source == "toolplug" else f"  [{source}]"
+            mark = "*" if row is used.get(name) else " "
+            out.append(f" {mark}{row.family:<12} {', '.join(row.tools)}{added}")
+            for format, names in row.native.items():
+                out.append(f"  {'':<12} native in {format}: {', '.join(names)}")
+    return "\n".join(out) + "\n"
 
 
 # -- call --------------------------------------------------------------------------------

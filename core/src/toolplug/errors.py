@@ -18,6 +18,7 @@ The hierarchy::
     ├── PolicyError                 a permission policy that cannot be loaded (ValueError)
     ├── LimitError                  an export the provider would refuse (toolplug.limits)
     ├── SearchError                 a tool search query or regex that cannot run (ValueError)
+    ├── PresetError                 an unknown preset, or rows a plugin cannot add (ValueError)
     └── SamplingError               the host cannot answer an MCP server's sampling request
 """
 
@@ -35,6 +36,7 @@ __all__ = [
     "LimitWarning",
     "PluginSelectionError",
     "PolicyError",
+    "PresetError",
     "SamplingError",
     "SchemaError",
     "SearchError",
@@ -102,6 +104,12 @@ class PolicyError(ToolError, ValueError):
 class SamplingError(ToolError):
     """The host cannot answer an MCP server's sampling request: it gave no ``on_sample``
     handler, or the handler failed. The MCP client sends the message to the server."""
+
+
+class PresetError(ToolError, ValueError):
+    """A tool set per model family that cannot be had: an unknown preset (the message
+    lists the known ones), or rows a plugin adds that are malformed or taken
+    (:mod:`toolplug.presets`)."""
 
 
 class LimitError(ToolError):

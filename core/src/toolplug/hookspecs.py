@@ -109,6 +109,53 @@ def register_formats(register: Callable[[ToolFormat], None]) -> None:
 
 
 @hookspec
+def register_presets(register: Callable[..., None]) -> None:
+    """Add model families, presets and rows to the table of tool sets per model family.
+
+    A preset is a named tool set (the core's ``coding``) whose tools and native forms
+    depend on the model's family; `toolplug.presets` describes the table and
+    docs/presets.md shows the core's. Call ``register(data)`` with a mapping (or a
+    `toolplug.presets.PresetData`) of the same shape as the core's
+    `toolplug.presets.CORE_TABLE`:
+
+    - ``families``: new families, each ``{"name", "title", "models"}`` with
+      ``models`` globs over model names (case-insensitive). Plugins' families are
+      matched before the core's, so one can single out models of a core family;
+    - ``presets``: new presets, name -> what the set is for;
+    - ``rows``: ``{"preset", "family", "tools", "native", "note"}``: the registered
+      tool names a family gets in a preset, and per export format those declared in
+      their native form (``{"responses": ["apply_patch"]}``). A row may be for a core
+      family or preset. Every preset needs a ``default`` row, the tools of every model
+      no other row is for.
+
+    One call is added whole or not at all. A family or preset name that is taken, or
+    a (preset, family) row already given, refuses the call with an error naming both
+    plugins: the first keeps it, and the error is shown by ``toolplug presets`` and
+    logged when a preset is loaded. A row for an unknown family, or a preset with no
+    ``default`` row, is left out and said so. If this hook raises, what its earlier
+    ``register`` calls added stays, and the error is reported the same way.
+
+    Example, Gemini models get the file editor and their own set for reviews:
+
+    ```python
+    from toolplug import hookimpl
+
+    @hookimpl
+    def register_presets(register):
+        register({
+            "families": [{"name": "gemini", "title": "Google Gemini", "models": ["gemini-*"]}],
+            "presets": {"review": "Read and search code; change nothing."},
+            "rows": [
+                {"preset": "coding", "family": "gemini",
+                 "tools": ["bash", "file_editor", "glob", "grep"]},
+                {"preset": "review", "tools": ["glob", "grep", "think"]},
+            ],
+        })
+    ```
+    """
+
+
+@hookspec
 def register_commands(cli: click.Group) -> None:
     """Add subcommands to the ``toolplug`` command line.
 

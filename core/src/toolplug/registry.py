@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import pluggy
     from pluggy import HookCaller
 
+    from toolplug.presets import PresetTable
+
 log = logging.getLogger("toolplug")
 
 
@@ -85,6 +87,7 @@ class ToolRegistry:
         self._installed_guards = None
         #: The provider formats: the core's, and those of the plugins loaded with it.
         self.formats: FormatRegistry = default_formats()
+        self._presets: PresetTable | None = None
 
     @classmethod
     def from_plugins(
@@ -237,6 +240,16 @@ class ToolRegistry:
         """The shortcut for ``apply_settings({"policy": policy}, approver)``: make every
         call go through a permission policy (``toolplug-policy``'s setting)."""
         self.apply_settings(_guards.with_policy(None, policy), approver)
+
+    @property
+    def presets(self) -> PresetTable:
+        """The tool sets per model family: the core's table and what the loaded plugins
+        add (see :mod:`toolplug.presets`), read when first asked for."""
+        if self._presets is None:
+            from toolplug.presets import preset_table
+
+            self._presets = preset_table(self._plugin_manager)
+        return self._presets
 
     # -- registering -----------------------------------------------------------------
 

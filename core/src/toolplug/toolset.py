@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from toolplug.formats.forms import Native, NativeTools
     from toolplug.limits import Check
     from toolplug.names import NameMap
+    from toolplug.presets import Preset, PresetChoice
 
 AnyTool = ToolDefinition[Any, Any]
 log = logging.getLogger("toolplug")
@@ -53,6 +54,23 @@ def _checked(handlers: Any, where: str) -> Handlers:
             "Handlers(on_progress=..., on_log=..., on_elicit=..., on_sample=..., roots=...)"
         )
     return handlers
+
+
+def _preset_choice(
+    registry: ToolRegistry, preset: Preset | str, specs: list[Tool] | None
+) -> tuple[PresetChoice, list[Tool]]:
+    """What ``preset`` comes to in ``registry``'s table, and the specs of its tools.
+
+    A tool of its row that no enabled plugin registered is refused before any tool is
+    created, naming the preset and the family that wanted it.
+    """
+    if specs is not None:
+        raise TypeError("Toolset.load() takes specs or a preset, not both")
+    choice = registry.presets.choose(preset)
+    choice.check(registry)
+    for problem in registry.presets.problems:  # a plugin's rows refused, and why
+        log.warning("Toolset.load(): %s", problem)
+    return choice, [Tool(name) for name in choice.tools]
 
 
 @dataclass(frozen=True)
@@ -127,6 +145,9 @@ class Toolset(Mapping[str, AnyTool]):
         self.deferral: Deferred | None = None
         #: What :meth:`load` left out and why (a tool name two plugins registered).
         self.problems: list[str] = []
+        #: The preset :meth:`load` made this toolset from (its family, its row): its
+        #: native choice is the default of :meth:`export`.
+        self.preset: PresetChoice | None = None
         #: The provider formats this toolset exports to and dispatches from: the
         #: registry's (the core's and the loaded plugins'), else the core's own.
         self.formats: FormatRegistry = formats if formats is not None else default_formats()
@@ -156,6 +177,7 @@ class Toolset(Mapping[str, AnyTool]):
         on_sample: Callable[..., Any] | None = None,
         roots: Iterable[str | Path] = (),
         budget: Budget | int | None = DEFAULT_BUDGET,
+        preset: Preset | str | None = None,
     ) -> Toolset:
         """Create the named tools (all registered tools when ``specs`` is ``None``).
 
@@ -190,6 +212,15 @@ class Toolset(Mapping[str, AnyTool]):
         (:meth:`~toolplug.Handlers.merged`). The tools' context
         carries the result too (``ToolContext.handlers``), for tools that need the
         handlers between calls. ``budget`` is the output budget (see :class:`Toolset`).
+
+        ``preset`` (a :class:`~toolplug.Preset`, or a preset's name for its default
+        row) creates the tools of a tool set for a model family instead of ``specs``:
+        ``preset=Preset("coding", model="gpt-5.1")`` (see :mod:`toolplug.presets`).
+        The toolset keeps the choice in :attr:`preset`, and :meth:`export` declares
+        the tools the row names for a format in their native form unless told
+        otherwise. An unknown preset raises :class:`~toolplug.PresetError` listing
+        the known ones; a tool of the row that no enabled plugin registered raises
+        :class:`~toolplug.UnknownToolError` naming the preset.
         """
         parsed = None if specs is None else [Tool.parse(spec) for spec in specs]
         if context is None:
@@ -214,7 +245,12 @@ class Toolset(Mapping[str, AnyTool]):
             registry.apply_settings(with_policy(settings, policy), approver)
         if context.handlers is not chosen:
             context = replace(context, handlers=chosen)
+        choice: PresetChoice | None = None
+        if preset is not None:
+            choice, parsed = _preset_choice(registry, preset, parsed)
         toolset = cls(formats=registry.formats, handlers=chosen, budget=budget)
+        toolset.preset = choice
+        toolset.problems.extend(registry.presets.problems if choice else ())
         if parsed is None:
             # Everything: a name two plugins registered is left out, and said so.
             clashes = registry.clashes()
@@ -414,7 +450,12 @@ class Toolset(Mapping[str, AnyTool]):
         return name_map(self)
 
     def export(
-        self, format: str, *, check: Check = "warn", native: Native = False, **options: Any
+        self,
+        format: str,
+        *,
+        check: Check = "warn",
+        native: Native | None = None,
+        **options: Any,
     ) -> list[dict[str, Any]]:
         """Every tool declared for one provider format, as its request takes them.
 
@@ -444,9 +485,13 @@ class Toolset(Mapping[str, AnyTool]):
         A deferred native tool carries ``"defer_loading": true`` where the provider
         searches tools itself, and is left out until revealed elsewhere. Two tools whose
         native forms take one name, or a native name that another tool's function
-        declaration has, raise :class:`ToolError`.
+        declaration has, raise :class:`ToolError`. Left out (``None``), ``native`` is
+        the choice of the toolset's :attr:`preset` for ``format``, else ``False``.
         """
         from toolplug.formats.forms import native_tools
+
+        if native is None:
+            native = self.preset.native(format) if self.preset is not None else False
 
         fmt = self.formats[format]
         names = self.provider_names()
@@ -517,14 +562,14 @@ class Toolset(Mapping[str, AnyTool]):
         return self.export("openai", strict=strict, security_risk=security_risk)
 
     def to_responses_tools(
-        self, strict: bool = False, *, security_risk: bool = False, native: Native = False
+        self, strict: bool = False, *, security_risk: bool = False, native: Native | None = None
     ) -> list[dict[str, Any]]:
         """``export("responses")``: every tool for the OpenAI Responses API (``native``:
         as for :meth:`export`)."""
         return self.export("responses", strict=strict, security_risk=security_risk, native=native)
 
     def to_anthropic_tools(
-        self, *, security_risk: bool = False, native: Native = False
+        self, *, security_risk: bool = False, native: Native | None = None
     ) -> list[dict[str, Any]]:
         """``export("anthropic")``: every tool for Anthropic Messages (``native``: as for
         :meth:`export`)."""

@@ -386,6 +386,19 @@ def _endpoint_path(value: str) -> str:
     metavar="N",
     help="Defer tools (those --defer names, else every tool) only when more than N are served.",
 )
+@click.option(
+    "--preset",
+    default=None,
+    metavar="NAME",
+    help="Serve only this preset's tools for --model (see 'toolplug presets'); MCP has "
+    "no native forms, so every tool is served as a function tool.",
+)
+@click.option(
+    "--model",
+    default=None,
+    metavar="MODEL",
+    help="The model --preset chooses for; without it, the preset's default row.",
+)
 @workspace_option
 def serve_command(
     plugins: str | None,
@@ -406,6 +419,8 @@ def serve_command(
     output_folder: Path | None,
     defer_patterns: tuple[str, ...],
     defer_above: int | None,
+    preset: str | None,
+    model: str | None,
     workspace: Path | None,
 ) -> None:
     """Serve every enabled toolplug tool over MCP (each client session gets its own tools).
@@ -432,6 +447,8 @@ def serve_command(
     if stateless and transport != "http":
         raise click.UsageError("--stateless is for --transport http (stdio serves one client)")
     tool_params = _tool_params(tool_param_pairs)
+    if model is not None and preset is None:
+        raise click.UsageError("--model chooses the family of a preset: give --preset too")
     deferral = None
     if defer_patterns or defer_above is not None:
         deferral = Deferral(defer_patterns, above=defer_above)
@@ -445,11 +462,14 @@ def serve_command(
         folder = context.workspace / output_folder if output_folder else None
         budget = Budget(chars=output_budget, folder=folder)
     try:
+        registry, served = _preset_tools(plugins, preset, model)
         server, sessions, problems = build_server(
             plugins,
+            registry=registry,
+            tools=served,
             context=context,
             idle_timeout=idle_timeout,
-            settings=given_settings(),
+            settings=given_settings() if registry is None else None,
             tool_params=tool_params,
             stateless=stateless,
             budget=budget,
@@ -490,6 +510,29 @@ def serve_command(
         sys.exit(1)
     except KeyboardInterrupt:
         pass
+
+
+def _preset_tools(
+    plugins: str | None, preset: str | None, model: str | None
+) -> tuple[Any, tuple[str, ...] | None]:
+    """The registry and the tool names to serve for ``--preset`` (``None, None``
+    without it: build_server loads every enabled tool). The registry is loaded as
+    build_server would load it, the guard plugins' settings applied."""
+    if preset is None:
+        return None, None
+    from toolplug import Preset, ToolRegistry
+
+    from toolplug_mcp.server.approval import elicit_approval
+
+    registry = ToolRegistry.from_plugins(
+        plugins, settings=given_settings(), approver=elicit_approval
+    )
+    for problem in registry.presets.problems:
+        click.echo(f"warning: {problem}", err=True)
+    choice = registry.presets.choose(Preset(preset, model))
+    choice.check(registry)
+    click.echo(f"serving the {choice.describe()}", err=True)
+    return registry, choice.tools
 
 
 def _tool_params(pairs: tuple[str, ...]) -> dict[str, dict[str, Any]]:

@@ -163,8 +163,10 @@ def build_server(
     stateless: bool = False,
     budget: Budget | int | None = DEFAULT_BUDGET,
     deferral: Deferral | None = None,
+    tools: Iterable[str] | None = None,
 ) -> tuple[FastMCP, SessionToolsets, list[str]]:
-    """A fastmcp server offering every enabled tool, and its session toolsets.
+    """A fastmcp server offering every enabled tool (or the registered tools named in
+    ``tools``, a preset's say), and its session toolsets.
 
     ``settings`` are the guard plugins' settings (``toolplug mcp serve`` passes the
     options they add, see :mod:`toolplug.guards`); ``policy`` is the shortcut for
@@ -192,9 +194,9 @@ def build_server(
     Returns the server, the sessions (close them with ``close_all`` on shutdown), and
     the problems met while loading (a tool that cannot be created is left out). Raises
     :class:`~toolplug.ToolError` for an ``idle_timeout`` that is not a positive number,
-    params for a tool not served or that it cannot be created with, and a stateful tool
-    under ``stateless``; :class:`~toolplug.PolicyError` for a policy that cannot be
-    loaded.
+    a name in ``tools`` no enabled plugin registered, params for a tool not served or
+    that it cannot be created with, and a stateful tool under ``stateless``;
+    :class:`~toolplug.PolicyError` for a policy that cannot be loaded.
     """
     if not (math.isfinite(idle_timeout) and idle_timeout > 0):
         raise ToolError(
@@ -214,7 +216,8 @@ def build_server(
     specs: list[ToolSpec] = []
     templates: list[ToolDefinition[Any, Any]] = []
     factories: dict[str, str] = {}  # tool name -> the registered tool that made it
-    for entry in registry:
+    entries = list(registry) if tools is None else [registry.get(name) for name in tools]
+    for entry in entries:
         spec = ToolSpec(entry.name, tool_params.pop(entry.name, {}))
         try:
             created = registry.resolve(spec, context)
