@@ -113,7 +113,19 @@ def test_the_export_declares_the_familys_native_forms(
         native, functions = _expected(toolset, format)
         assert exported[: len(native)] == native
         assert _names(exported[len(native) :]) == functions
-        assert set(toolset.native_exports().get(format, {})) == {form["name"] for form in native}
+        called = {
+            tool.native_forms[format].call_name
+            for tool in toolset.values()
+            if tool.native_forms.get(format) and tool.name in (toolset.preset.native(format) or ())
+        }
+        assert set(toolset.native_exports().get(format, {})) == called
+        # The shorthands follow the preset too.
+        shorthand = {
+            "anthropic": toolset.to_anthropic_tools,
+            "responses": toolset.to_responses_tools,
+        }
+        if format in shorthand:
+            assert shorthand[format]() == exported
         # An explicit choice wins over the preset's.
         assert _names(toolset.export(format, native=False)) == list(toolset)
         assert toolset.native_exports() == {}
