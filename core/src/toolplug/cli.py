@@ -142,16 +142,20 @@ def _load_all(
     return registry, created, problems
 
 
-def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
+def _export_all(tools: Any, fmt: str, strict: bool, native: bool = False) -> list[dict[str, Any]]:
     """Every tool in one format, under the names that format accepts.
 
     A tool the format cannot express is left out with a warning; the rest are exported.
-    Each tool is tried alone only when the export of all of them fails.
+    Each tool is tried alone only when the export of all of them fails. ``native``
+    declares the tools that have a native form for ``fmt`` in it; otherwise a preset's
+    choice holds (see :meth:`toolplug.Toolset.export`).
     """
     from toolplug.errors import SchemaError
     from toolplug.toolset import Toolset
 
     options: dict[str, Any] = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
+    if native:
+        options["native"] = True
     try:
         return tools.export(fmt, **options)  # type: ignore[no-any-return]
     except SchemaError:
@@ -203,6 +207,13 @@ def _export_all(tools: Any, fmt: str, strict: bool) -> list[dict[str, Any]]:
     "(default openai), and the total. Needs toolplug[tokens].",
 )
 @click.option(
+    "--native",
+    is_flag=True,
+    help="With --format: declare each tool that has a native form for that provider "
+    "in it (anthropic: text_editor_20250728, bash_20250124; responses: apply_patch, "
+    "shell) instead of as a function.",
+)
+@click.option(
     "--preset",
     default=None,
     metavar="NAME",
@@ -225,6 +236,7 @@ def tools(
     show_params: bool,
     check_format: str | None,
     show_tokens: bool,
+    native: bool,
     preset: str | None,
     model: str | None,
 ) -> None:
@@ -240,9 +252,7 @@ def tools(
             _fail("--params lists params; it takes no --format, --check, --tokens or --preset")
         _list_params(plugins, as_json)
         return
-    _check_tools_options(fmt, check_format, show_tokens)
-    if model is not None and preset is None:
-        _fail("--model chooses the family of a preset: give --preset too")
+    _check_tools_options(fmt, check_format, show_tokens, native=native, preset=preset, model=model)
     try:
         registry, created, problems, toolset = _tools_to_list(plugins, workspace, preset, model)
     except ToolError as exc:
@@ -258,7 +268,8 @@ def tools(
             _check_or_count(toolset, check_format, fmt, as_json, strict)
             return
         if as_json or fmt:
-            click.echo(json.dumps(_export_all(toolset, fmt or "mcp", strict), indent=2))
+            exported = _export_all(toolset, fmt or "mcp", strict, native)
+            click.echo(json.dumps(exported, indent=2))
             return
         if toolset.preset is not None:
             _echo(_preset_header(toolset.preset))
@@ -319,8 +330,20 @@ def _preset_header(choice: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _check_tools_options(fmt: str | None, check_format: str | None, show_tokens: bool) -> None:
+def _check_tools_options(
+    fmt: str | None,
+    check_format: str | None,
+    show_tokens: bool,
+    *,
+    native: bool = False,
+    preset: str | None = None,
+    model: str | None = None,
+) -> None:
     """Refuse option mixes ``tools`` cannot honour; a missing tokenizer, before loading."""
+    if native and fmt is None:
+        _fail("--native chooses the form of an export: give --format too")
+    if model is not None and preset is None:
+        _fail("--model chooses the family of a preset: give --preset too")
     if check_format is not None and show_tokens:
         _fail("--check and --tokens are separate listings: give one")
     if check_format is not None and fmt is not None and fmt != check_format:
