@@ -7,7 +7,9 @@ with the SDKs' own types and the results validated against them.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -318,3 +320,30 @@ def test_a_native_name_that_a_function_tool_has_is_refused(tmp_path: Path) -> No
     with pytest.raises(ToolError, match="also the names of tools exported as functions"):
         toolset.export("anthropic", native=True)
     assert [e["name"] for e in toolset.export("anthropic")] == ["append_line", "bash"]
+
+
+class WaitingRender(ShellLikeForm):
+    """A form whose rendering waits for the event loop to move (as bash's shell form
+    waits for an interrupted command): on the loop itself it could only time out."""
+
+    def __init__(self, loop_moved: threading.Event) -> None:
+        super().__init__()
+        self.loop_moved = loop_moved
+
+    def render_result(self, call: ToolCall, observation: Observation, fmt: ToolFormat) -> Any:
+        moved = self.loop_moved.wait(30)
+        return fmt.render_result(call, Observation.from_text(f"loop moved: {moved}"))
+
+
+async def test_adispatch_renders_native_results_off_the_loop(tmp_path: Path) -> None:
+    loop_moved = threading.Event()
+    with Toolset([append_tool(tmp_path / "log", anthropic=WaitingRender(loop_moved))]) as toolset:
+        toolset.export("anthropic", native=True)
+        dispatching = asyncio.ensure_future(toolset.adispatch([tool_use("bash", {"command": "q"})]))
+        while not dispatching.done() and not loop_moved.is_set():
+            await asyncio.sleep(0.01)
+            if (tmp_path / "log").exists():  # the call ran: rendering may have begun
+                loop_moved.set()
+        [result] = await dispatching
+    check_result(result)
+    assert result["content"][0]["text"] == "loop moved: True"

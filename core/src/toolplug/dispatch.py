@@ -627,6 +627,10 @@ async def adispatch(
             jobs[i].result = await _acall(jobs[i], timeout)
     else:
         await _run_tasks(jobs, _waits(runnable, jobs), max_concurrency, timeout)
+    if any(job.form is not None for job in jobs):
+        # A native form may act on its tool as it renders (bash's shell form stops a
+        # command the call left running): never on the loop, which other tasks share.
+        return await _engine.to_thread(_render, fmt, jobs)
     return _render(fmt, jobs)
 
 

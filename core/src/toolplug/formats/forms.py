@@ -121,7 +121,8 @@ class NativeForm:
 
     def render_result(self, call: ToolCall, observation: Observation, fmt: ToolFormat) -> Any:
         """The observation as the provider's result for the native ``call`` (as the
-        model sent it). The default is the format's ordinary result."""
+        model sent it). The default is the format's ordinary result. It may block for
+        a while (act on its tool, say): ``adispatch`` runs it in a worker thread."""
         return fmt.render_result(call, observation)
 
     # -- checks against the provider's own definitions (for tests) ----------------------
