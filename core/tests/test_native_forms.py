@@ -347,3 +347,26 @@ async def test_adispatch_renders_native_results_off_the_loop(tmp_path: Path) -> 
         [result] = await dispatching
     check_result(result)
     assert result["content"][0]["text"] == "loop moved: True"
+
+
+@pytest.mark.parametrize(
+    ("item", "tool"),
+    [
+        ({"type": "shell_call", "call_id": "c1", "action": {"commands": ["ls"]}}, "shell"),
+        (
+            {"type": "apply_patch_call", "call_id": "c1", "operation": {"type": "delete_file"}},
+            "apply_patch",
+        ),
+        ({"type": "custom_tool_call", "call_id": "c1", "name": "x", "input": "y"}, "custom"),
+    ],
+)
+def test_a_typed_call_no_form_claims_is_a_dispatch_error(
+    tmp_path: Path, item: dict[str, Any], tool: str
+) -> None:
+    """Left unanswered, the next request would be refused for the missing output."""
+    with Toolset([append_tool(tmp_path / "log")]) as toolset:
+        toolset.export("responses")
+        with pytest.raises(DispatchError, match=f"for the Responses {tool} tool, but no tool"):
+            toolset.dispatch([item], format="responses")
+        with pytest.raises(DispatchError, match="native=True"):
+            toolset.dispatch({"output": [item]})

@@ -20,6 +20,7 @@ from openai.types.responses.response_input_item_param import ResponseCustomToolC
 from pydantic import TypeAdapter
 from test_apply_patch import SCENARIOS, patch
 from toolplug import Observation, Tool, ToolContext, Toolset
+from toolplug.errors import DispatchError
 from toolplug.testing import registry_from, validate_observation_exports, validate_tool_exports
 from toolplug_file_editor.patch_forms import PATCH_GRAMMAR, GrammarApplyPatchForm
 from toolplug_file_editor.patch_parse import parse
@@ -74,11 +75,13 @@ def test_round_trip(workspace: Path) -> None:
 
 
 def test_another_custom_tools_calls_are_not_claimed(workspace: Path) -> None:
-    """A custom tool call of another name is not this tool's: nothing runs for it."""
+    """A custom tool call of another name is not this tool's: nothing runs for it, and
+    the host hears that no tool here answers it (unanswered, the next request fails)."""
     with load(workspace) as tools:
         tools.export("responses", native=True)
         other = custom_call(patch("*** Add File: x.txt", "+x"), name="other_tool")
-        assert tools.dispatch([other]) == []
+        with pytest.raises(DispatchError, match="custom_tool_call for the Responses custom"):
+            tools.dispatch([other])
     assert not (workspace / "x.txt").exists()
 
 

@@ -18,11 +18,21 @@ from typing import Any
 
 from toolplug._text import cut
 from toolplug.content import ImageContent, block_as_text
+from toolplug.errors import DispatchError
 from toolplug.formats.base import SKIP, NotACall, ToolFormat, result_text, validate_sdk_type
 from toolplug.formats.openai_chat import openai_parameters
 from toolplug.model import Observation, ToolCall
 from toolplug.names import provider_name
 from toolplug.schema import check_openai_strict
+
+#: The call items of the API's typed tools, and the tool each calls: a native form
+#: (:mod:`toolplug.formats.forms`) reads them.
+_TYPED_CALLS = {
+    "shell_call": "shell",
+    "apply_patch_call": "apply_patch",
+    "custom_tool_call": "custom",
+    "local_shell_call": "local_shell",
+}
 
 
 class OpenAIResponsesFormat(ToolFormat):
@@ -115,6 +125,14 @@ class OpenAIResponsesFormat(ToolFormat):
             return SKIP
         if kind in ("tool_search_call", "tool_search_output"):  # OpenAI ran them
             return SKIP
+        if kind in _TYPED_CALLS:
+            # A native form claims these first; one that comes here would go unanswered
+            # (and the next request be refused for the missing output): say why instead.
+            raise DispatchError(
+                f"item {index} is a {kind} for the Responses {_TYPED_CALLS[kind]} tool, but "
+                "no tool here was exported in that native form: export the toolset with "
+                "native=True, or tell dispatch so with native="
+            )
         return None
 
     def render_result(self, call: ToolCall, observation: Observation) -> dict[str, Any]:
