@@ -154,8 +154,9 @@ def _export_all(tools: Any, fmt: str, strict: bool, native: bool = False) -> lis
     from toolplug.toolset import Toolset
 
     options: dict[str, Any] = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
-    if native:
-        options["native"] = True
+    # Said outright, so that the one-tool toolsets below keep a preset's choice too.
+    preset = getattr(tools, "preset", None)
+    options["native"] = True if native else (preset.native(fmt) if preset else False) or False
     try:
         return tools.export(fmt, **options)  # type: ignore[no-any-return]
     except SchemaError:
