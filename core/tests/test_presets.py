@@ -529,3 +529,24 @@ def test_cli_shows_a_plugins_rows_and_problems(install_dist: Any, tmp_path: Path
     assert done.returncode == 0, done.stderr
     exported = json.loads(done.stdout)
     assert exported[0] == {"type": "custom", "name": "shout", "description": "Say the text louder."}
+
+
+def test_a_native_choice_for_an_unregistered_format_is_reported_and_left_out() -> None:
+    """A typo in a format's name would leave every tool a function tool, unsaid."""
+    typo = {
+        "families": [{"name": "mini", "models": ["mini-*"]}],
+        "rows": [
+            {
+                "preset": "coding",
+                "family": "mini",
+                "tools": ["bash", "file_editor"],
+                "native": {"anthropc": ["bash"], "anthropic": ["file_editor"]},
+            }
+        ],
+    }
+    registry = registry_from(_Adds(typo))
+    (problem,) = registry.presets.problems
+    assert "the row coding/mini chooses native forms for 'anthropc'" in problem
+    assert "which no plugin registers as a format" in problem and "anthropic" in problem
+    choice = registry.presets.choose(Preset("coding", "mini-1"))
+    assert choice.native("anthropic") == {"file_editor"} and choice.native("anthropc") is False

@@ -38,7 +38,7 @@ registration keeps the name.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -292,10 +292,13 @@ class PresetTable:
             self._descriptions.setdefault(row.preset, "")
             self._rows[row.preset, row.family] = row
 
-    def check(self) -> None:
+    def check(self, formats: Collection[str] | None = None) -> None:
         """Leave out what cannot be used, said in :attr:`problems`: a row for a family
-        nobody added, and a preset with no ``default`` row."""
+        nobody added, a preset with no ``default`` row, and (given the registered
+        ``formats``) a row's native choice for a format no plugin registers."""
         families = {f.name for f in self.families()}
+        if formats is not None:
+            self._check_native_formats(formats)
         for preset, family in list(self._rows):
             if family not in families:
                 where = self._sources["row", f"{preset}/{family}"]
@@ -314,6 +317,22 @@ class PresetTable:
                 del self._descriptions[preset]
                 for key in [k for k in self._rows if k[0] == preset]:
                     del self._rows[key]
+
+    def _check_native_formats(self, formats: Collection[str]) -> None:
+        """Drop a row's native choice for an unknown format (a typo would otherwise
+        leave every tool a function tool there, unsaid)."""
+        for key, row in list(self._rows.items()):
+            unknown = sorted(f for f in row.native if f not in formats)
+            if not unknown:
+                continue
+            where = self._sources["row", f"{key[0]}/{key[1]}"]
+            self.problems.append(
+                f"{where}: the row {key[0]}/{key[1]} chooses native forms for "
+                f"{', '.join(repr(f) for f in unknown)}, which no plugin registers as a "
+                f"format (known: {', '.join(sorted(formats))}); that choice is left out"
+            )
+            kept = {f: names for f, names in row.native.items() if f not in unknown}
+            self._rows[key] = row.model_copy(update={"native": kept})
 
     def _first_row_source(self, preset: str) -> str:
         return next(s for (k, n), s in self._sources.items() if n.startswith(f"{preset}/"))
@@ -362,17 +381,20 @@ class PresetTable:
         return PresetChoice(preset.name, preset.model, family, row)
 
 
-def preset_table(pm: pluggy.PluginManager | None = None) -> PresetTable:
+def preset_table(
+    pm: pluggy.PluginManager | None = None, formats: Collection[str] | None = None
+) -> PresetTable:
     """The core's table, with what the plugins registered with ``pm`` add through the
     ``register_presets`` hook, in the order the plugins were registered (the first to
     take a name keeps it; their families are matched in that order). A plugin whose
     hook raises, or whose data cannot be added, is reported in
-    :attr:`PresetTable.problems`; the rest is kept."""
+    :attr:`PresetTable.problems`; the rest is kept. Given the registered ``formats``,
+    a row's native choice for another format is reported and left out."""
     table = PresetTable()
     table.add(CORE_TABLE, source="toolplug")
     if pm is not None:
         _fill(table, pm)
-    table.check()
+    table.check(formats)
     return table
 
 

@@ -248,7 +248,7 @@ class ToolRegistry:
         if self._presets is None:
             from toolplug.presets import preset_table
 
-            self._presets = preset_table(self._plugin_manager)
+            self._presets = preset_table(self._plugin_manager, formats=list(self.formats))
         return self._presets
 
     # -- registering -----------------------------------------------------------------
