@@ -294,7 +294,11 @@ def test_a_huge_ignore_file_cannot_outlast_the_timeout(
     _hostile_ignore(workspace if where == "workspace" else tmp_path, 20_000)
     observation = make_tool(workspace, timeout=2).call({"pattern": "**/*.py"})
     assert observation.is_error, observation.text[:300]
-    assert "longer than 2 seconds" in observation.text
+    # ripgrep may also give up first, on a machine quick enough to compile the rules
+    # within the 2 s: it cannot build a glob set that large. Either way the call ends.
+    assert (
+        "longer than 2 seconds" in observation.text or "failed to compile Set" in observation.text
+    ), observation.text[:300]
 
 
 @pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -1.0, 0.0, 1e300])
