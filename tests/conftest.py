@@ -69,15 +69,14 @@ def third_party_layer(folder: Path) -> Path:
     Without it every venv bootstrapped pip (5 s of CPU) and pip-installed pydantic and
     the rest from the index again (for the MCP plugin, 60 packages and over a minute).
     """
-    for group in ("toolplug",):
-        foreign = [
-            dist.metadata["Name"]
-            for dist in importlib.metadata.distributions()
-            if dist.entry_points.select(group=group)
-            and not dist.metadata["Name"].lower().startswith("toolplug")
-        ]
-        # A third-party distribution with toolplug plugins would leak into every venv.
-        assert not foreign, f"distributions outside toolplug register plugins: {foreign}"
+    foreign = [
+        dist.metadata["Name"]
+        for dist in importlib.metadata.distributions()
+        if dist.entry_points.select(group="toolplug")
+        and not dist.metadata["Name"].lower().startswith("toolplug")
+    ]
+    # A third-party distribution with toolplug plugins would leak into every venv.
+    assert not foreign, f"distributions outside toolplug register plugins: {foreign}"
     folder.mkdir(parents=True)
     sources = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     for source in map(Path, sources):

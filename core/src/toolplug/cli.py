@@ -155,8 +155,8 @@ def _export_all(tools: Any, fmt: str, strict: bool, native: bool = False) -> lis
 
     options: dict[str, Any] = {"strict": strict} if "strict" in tools.formats[fmt].options else {}
     # Said outright, so that the one-tool toolsets below keep a preset's choice too.
-    preset = getattr(tools, "preset", None)
-    options["native"] = True if native else (preset.native(fmt) if preset else False) or False
+    preset = tools.preset
+    options["native"] = True if native else (preset.native(fmt) if preset else False)
     try:
         return tools.export(fmt, **options)  # type: ignore[no-any-return]
     except SchemaError:
